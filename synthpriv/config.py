@@ -1,0 +1,155 @@
+"""Job configs: typed, validated, with errors that name the key and the fix.
+
+All relative paths in a config are relative to the config file's folder. A job names its table,
+its schema (public domain of every column), its budget, its pipeline recipe and stage options,
+evaluation and output.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from synthpriv.errors import ConfigError
+from synthpriv.schema import Schema, load_schema, parse_schema
+from synthpriv.validation import describe_validation_error
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class DataConfig(_Strict):
+    """The sensitive table, its public schema, and optional public facts about it."""
+
+    path: Path
+    table_schema: Path | dict[str, Any] = Field(alias="schema")
+    holdout: Path | None = None
+    public_records: int | None = Field(default=None, ge=1)
+
+
+class BudgetConfig(_Strict):
+    """The total (ε, δ) of the job under the declared neighbouring relation."""
+
+    epsilon: float = Field(gt=0, allow_inf_nan=False)
+    delta: float = Field(gt=0, lt=1)
+    neighbouring: Literal["add_remove", "replace_one"] = "add_remove"
+    allow_large_delta: bool = False
+
+
+class PipelineConfig(_Strict):
+    """Which recipe runs, with per-stage option overrides."""
+
+    recipe: str
+    stages: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    records: int | None = Field(default=None, ge=1)
+
+
+class EvaluationConfig(_Strict):
+    """What to evaluate after the release (reads the real data: not part of the DP release)."""
+
+    enabled: bool = True
+    target: str | None = None
+    attacks: bool = True
+    quality_report: bool = True
+
+
+class OutputConfig(_Strict):
+    dir: Path | None = None
+
+
+class JobConfig(_Strict):
+    """One synthesis job."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
+    data: DataConfig
+    budget: BudgetConfig
+    pipeline: PipelineConfig
+    evaluation: EvaluationConfig = Field(default_factory=EvaluationConfig)
+    output: OutputConfig = Field(default_factory=OutputConfig)
+    seed: int | None = None
+
+    @field_validator("seed")
+    @classmethod
+    def _seed_non_negative(cls, seed: int | None) -> int | None:
+        if seed is not None and seed < 0:
+            raise ValueError("seed must be a non-negative integer (or omit it for secure noise)")
+        return seed
+
+
+class Job:
+    """A validated job config with its paths resolved and its schema loaded."""
+
+    def __init__(self, config: JobConfig, base_dir: Path, source: str) -> None:
+        self.config = config
+        self.base_dir = base_dir
+        self.source = source
+        raw_schema = config.data.table_schema
+        if isinstance(raw_schema, Path):
+            self.schema: Schema = load_schema(self.resolve(raw_schema))
+        else:
+            self.schema = parse_schema(raw_schema, f"{source}: data.schema")
+        target = config.evaluation.target
+        if target is not None and target not in self.schema.names:
+            raise ConfigError(
+                f"{source}: evaluation.target '{target}' is not a column of the schema "
+                f"{self.schema.names}. Name one of them."
+            )
+
+    def resolve(self, path: Path) -> Path:
+        return path if path.is_absolute() else (self.base_dir / path).resolve()
+
+    @property
+    def data_path(self) -> Path:
+        return self.resolve(self.config.data.path)
+
+    @property
+    def holdout_path(self) -> Path | None:
+        holdout = self.config.data.holdout
+        return None if holdout is None else self.resolve(holdout)
+
+    def output_dir(self, override: Path | None = None) -> Path:
+        """``--out`` if given, else ``output.dir`` (relative to the config), else out/<name>."""
+        if override is not None:
+            return override.resolve()
+        if self.config.output.dir is not None:
+            return self.resolve(self.config.output.dir)
+        return (Path.cwd() / "out" / self.config.name).resolve()
+
+    def with_budget(self, epsilon: float | None, delta: float | None) -> Job:
+        """The same job with the budget overridden (the command line's --epsilon/--delta)."""
+        budget = self.config.budget.model_dump()
+        budget.update({k: v for k, v in (("epsilon", epsilon), ("delta", delta)) if v is not None})
+        data = self.config.model_dump(by_alias=True)
+        data["budget"] = budget
+        return Job(validate_job(data, self.source), self.base_dir, self.source)
+
+
+def validate_job(raw: object, source: str) -> JobConfig:
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{source}: a job config is a YAML mapping, found {type(raw).__name__}.")
+    try:
+        return JobConfig.model_validate(raw)
+    except ValidationError as error:
+        raise ConfigError(describe_validation_error(error, JobConfig, source)) from None
+
+
+def read_yaml(path: Path, what: str) -> object:
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{what} not found: {path}") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{what} is a folder, not a YAML file: {path}") from None
+    except (yaml.YAMLError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{path}: not valid YAML: {error}") from None
+
+
+def load_job(path: str | Path) -> Job:
+    """Read, validate and resolve the job config at ``path``."""
+    path = Path(path)
+    raw = read_yaml(path, "config file")
+    return Job(validate_job(raw, str(path)), path.resolve().parent, str(path))

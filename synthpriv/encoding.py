@@ -1,0 +1,92 @@
+"""Map a typed table to integer codes over a finite Domain, and codes back to typed values.
+
+The Domain comes from the schema alone (public), never from the data. Numeric values are
+clipped to their public bounds before binning: this is what bounds every query's sensitivity.
+Missing values get a code of their own (the last one of the column), so no row is ever dropped.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from synthpriv.domain import Dataset, Domain
+from synthpriv.schema import CategoricalColumn, NumericColumn, Schema
+
+
+class TableEncoder:
+    """Encoder and decoder for the tables of one schema."""
+
+    def __init__(self, schema: Schema) -> None:
+        self.schema = schema
+        self._edges = {
+            c.name: c.bin_edges() for c in schema.columns if isinstance(c, NumericColumn)
+        }
+        self.domain = Domain.from_sizes({c.name: self._codes(c) for c in schema.columns})
+
+    def _codes(self, column: CategoricalColumn | NumericColumn) -> int:
+        values = (
+            len(column.categories)
+            if isinstance(column, CategoricalColumn)
+            else len(self._edges[column.name]) - 1
+        )
+        return values + int(column.missing)
+
+    def encode(self, table: pd.DataFrame) -> Dataset:
+        """Integer codes of a table already checked by ``read_table`` (NaN = missing)."""
+        codes = np.empty((len(table), len(self.domain)), dtype=np.int64)
+        for j, column in enumerate(self.schema.columns):
+            values = table[column.name]
+            missing = values.isna().to_numpy()
+            if isinstance(column, CategoricalColumn):
+                lookup = {c: i for i, c in enumerate(column.categories)}
+                code = values.map(lookup).to_numpy(dtype=float, na_value=np.nan)
+            else:
+                code = self._bin(column, values.to_numpy(dtype=float)).astype(float)
+            code[missing] = self.domain.shape[j] - 1
+            if np.isnan(code).any():
+                raise ValueError(f"column '{column.name}' has values outside its domain")
+            codes[:, j] = code.astype(np.int64)
+        return Dataset(codes, self.domain)
+
+    def _bin(self, column: NumericColumn, values: np.ndarray) -> np.ndarray:
+        edges = self._edges[column.name]
+        clipped = np.clip(values, column.lower, column.upper)
+        bins = np.searchsorted(edges, clipped, side="right") - 1
+        return np.clip(bins, 0, len(edges) - 2)
+
+    def decode(self, codes: np.ndarray, rng: np.random.Generator) -> pd.DataFrame:
+        """Typed values for codes: categories, a value drawn uniformly within the bin (integers
+        within the bin's integers), NaN for the missing code. Post-processing: costs no budget."""
+        columns = {}
+        for j, column in enumerate(self.schema.columns):
+            code = codes[:, j]
+            missing = column.missing & (code == self.domain.shape[j] - 1)
+            if isinstance(column, CategoricalColumn):
+                categories = np.array(column.categories + [""], dtype=object)
+                values = pd.Series(categories[np.where(missing, len(column.categories), code)])
+                columns[column.name] = values.where(~missing)
+            else:
+                columns[column.name] = self._draw_in_bin(column, np.where(missing, 0, code), rng,
+                                                         missing)
+        return pd.DataFrame(columns)
+
+    def _draw_in_bin(
+        self, column: NumericColumn, code: np.ndarray, rng: np.random.Generator,
+        missing: np.ndarray,
+    ) -> pd.Series:
+        edges = self._edges[column.name]
+        low, high = edges[code], edges[code + 1]
+        if column.kind == "continuous":
+            values = rng.uniform(low, high)
+            series = pd.Series(np.clip(values, column.lower, column.upper))
+            return series.mask(missing)
+        first = np.ceil(low)
+        last = np.where(code == len(edges) - 2, np.floor(high), np.ceil(high) - 1)
+        last = np.maximum(last, first)
+        values = first + np.floor(rng.random(len(code)) * (last - first + 1))
+        values = np.clip(values, math.ceil(column.lower), math.floor(column.upper))
+        series = pd.Series(values.astype(np.int64))
+        return series.astype("Int64").mask(missing) if column.missing else series

@@ -1,0 +1,71 @@
+"""Build a recipe's stages, plan them, and run them in order with one Ledger. Nothing else."""
+
+from __future__ import annotations
+
+from synthpriv.config import Job
+from synthpriv.encoding import TableEncoder
+from synthpriv.errors import ConfigError
+from synthpriv.privacy.accountant import Ledger
+from synthpriv.privacy.plan import Plan, make_plan
+from synthpriv.privacy.randomness import RandomSource
+from synthpriv.recipe import Recipe, load_recipe
+from synthpriv.stage import STAGES, PipelineState, PlanContext, Stage
+
+# Importing the stage modules registers them.
+from synthpriv import sampling  # noqa: F401, E402  isort: skip
+from synthpriv.marginals import stage as _marginals  # noqa: F401, E402  isort: skip
+
+
+def build_stages(job: Job, recipe: Recipe, context: PlanContext) -> list[tuple[Stage, float]]:
+    """The recipe's stages with the config's option overrides applied, and their shares."""
+    overrides = dict(job.config.pipeline.stages)
+    stages = []
+    for entry in recipe.stages:
+        if entry.stage not in STAGES:
+            raise ConfigError(
+                f"recipe '{recipe.name}' names an unknown stage '{entry.stage}'. "
+                f"Known stages: {sorted(STAGES)}."
+            )
+        options = {**entry.options, **overrides.pop(entry.stage, {})}
+        stages.append((STAGES[entry.stage](options, context, job.source), entry.share))
+    if overrides:
+        raise ConfigError(
+            f"{job.source}: pipeline.stages names stage(s) {sorted(overrides)} that recipe "
+            f"'{recipe.name}' does not run. Its stages: {[s.stage for s in recipe.stages]}."
+        )
+    return stages
+
+
+def plan_context(job: Job) -> PlanContext:
+    budget = job.config.budget
+    return PlanContext(
+        domain=TableEncoder(job.schema).domain,
+        neighbouring=budget.neighbouring,
+        delta=budget.delta,
+        public_records=job.config.data.public_records,
+    )
+
+
+def plan_job(job: Job) -> tuple[Plan, list[tuple[Stage, float]]]:
+    """Plan the job from public information only (config, schema, recipe)."""
+    context = plan_context(job)
+    recipe = load_recipe(job.config.pipeline.recipe, job.base_dir)
+    stages = build_stages(job, recipe, context)
+    budget = job.config.budget
+    return make_plan(stages, budget.epsilon, budget.delta, budget.neighbouring), stages
+
+
+def run_stages(
+    stages: list[tuple[Stage, float]], plan: Plan, state: PipelineState, source: RandomSource
+) -> Ledger:
+    """Run every stage in order; each records what it ran in the one Ledger returned."""
+    ledger = Ledger(plan.neighbouring)
+    for (stage, _share), stage_plan in zip(stages, plan.stages, strict=True):
+        stage.run(state, stage_plan, ledger, source)
+    spent = ledger.epsilon(plan.delta)
+    if spent > plan.target_epsilon * (1 + 1e-9):
+        raise RuntimeError(
+            f"internal error: the stages spent ε = {spent} > budget {plan.target_epsilon}; "
+            "nothing was released"
+        )
+    return ledger

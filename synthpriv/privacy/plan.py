@@ -1,0 +1,106 @@
+"""Split a total (ε, δ) across stages and calibrate each stage's noise to fit it.
+
+Budgets are split in zCDP ρ (which adds up under composition): stage i gets ρ_i = share_i · t.
+The planner finds the largest t whose planned events, composed by the Ledger's own accountants,
+stay within the target ε at δ. Stages with fixed noise (set explicitly in the config) cost what
+they cost; if they alone exceed the budget, the plan is infeasible and the job refuses to start.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from synthpriv.errors import BudgetError
+from synthpriv.privacy import accountant
+from synthpriv.privacy.accountant import Ledger, PrivacyEvent
+from synthpriv.stage import Stage, StagePlan
+
+RELATIVE_TOLERANCE = 1e-3
+
+
+@dataclass
+class Plan:
+    """Each stage's plan and the composed (ε, δ) of all planned events."""
+
+    stages: list[StagePlan]
+    epsilon: float
+    delta: float
+    target_epsilon: float
+    neighbouring: str
+
+    def to_dict(self) -> dict:
+        return {
+            "target_epsilon": self.target_epsilon,
+            "planned_epsilon": self.epsilon,
+            "delta": self.delta,
+            "neighbouring": self.neighbouring,
+            "stages": [
+                {"stage": s.stage, "share": s.share, "rho": s.rho, "noise": s.noise,
+                 "fixed_noise": s.fixed}
+                for s in self.stages
+            ],
+        }
+
+
+def rdp_epsilon(events: Sequence[PrivacyEvent], delta: float, neighbouring: str) -> float:
+    return accountant.rdp_epsilon(events, delta, neighbouring)
+
+
+def composed_epsilon(events: Sequence[PrivacyEvent], delta: float, neighbouring: str) -> float:
+    ledger = Ledger(neighbouring)
+    ledger.extend(events)
+    return ledger.epsilon(delta)
+
+
+def _largest_within(fits: Callable[[float], bool], low: float, high: float) -> float:
+    """Largest t (to RELATIVE_TOLERANCE) with fits(t), given fits(low) and a first guess high."""
+    while fits(high):
+        low, high = high, high * 4
+        if high > 1e12:
+            raise BudgetError("the plan's cost does not grow with its budget; check the recipe")
+    while high - low > RELATIVE_TOLERANCE * high and high > 1e-12:
+        middle = (low + high) / 2
+        low, high = (middle, high) if fits(middle) else (low, middle)
+    return low
+
+
+def make_plan(
+    stages: Sequence[tuple[Stage, float]], epsilon: float, delta: float, neighbouring: str
+) -> Plan:
+    """Calibrate every stage so the composed ε of the plan is ≤ ``epsilon`` (and within
+    RELATIVE_TOLERANCE of the largest budget that fits)."""
+    def plans_at(t: float) -> list[StagePlan]:
+        plans = []
+        for stage, share in stages:
+            plan = stage.plan(share * t if stage.spends_budget else 0.0)
+            plan.share = share
+            plans.append(plan)
+        return plans
+
+    def cost(t: float, accountant=composed_epsilon) -> float:
+        return accountant([e for p in plans_at(t) for e in p.events], delta, neighbouring)
+
+    fixed_cost = cost(0.0)
+    if fixed_cost > epsilon:
+        raise BudgetError(
+            f"the stages with fixed noise alone spend ε = {fixed_cost:.4g} at δ = {delta:g}, more "
+            f"than the budget ε = {epsilon:g}. Raise budget.epsilon or the fixed noise, or remove "
+            "the fixed noise so the planner can calibrate it."
+        )
+    adjustable = [p for p in plans_at(1.0) if p.share > 0 and not p.fixed and p.events]
+    if not adjustable:
+        plans = plans_at(0.0)
+        return Plan(plans, fixed_cost, delta, epsilon, neighbouring)
+    # The RDP bound is never below the reported one and is cheap: bracket with it first, then
+    # refine with the reported (tighter) bound.
+    low = _largest_within(lambda t: cost(t, rdp_epsilon) <= epsilon, 0.0, 1e-3)
+    low = _largest_within(lambda t: cost(t) <= epsilon, low, max(low, 1e-3) * 1.25)
+    if low == 0.0:
+        raise BudgetError(
+            f"budget ε = {epsilon:g} at δ = {delta:g} is too small for this plan. Raise "
+            "budget.epsilon or use a recipe with fewer stages."
+        )
+    plans = plans_at(low)
+    planned = composed_epsilon([e for p in plans for e in p.events], delta, neighbouring)
+    return Plan(plans, planned, delta, epsilon, neighbouring)

@@ -1,0 +1,131 @@
+"""Atomic release: the synthetic CSV and its manifest appear together, complete, or not at all.
+
+Files are written into a temporary folder beside the target and renamed into place only when
+complete. A lock beside the target makes two jobs writing the same release fail cleanly instead of
+both winning. Leftovers of a killed run (hidden ``.NAME.tmp-*`` folders) are removed next time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+
+from synthpriv.errors import ReleaseError
+
+SYNTHETIC = "synthetic.csv"
+MANIFEST = "manifest.json"
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def check_target(target: Path, force: bool) -> None:
+    """Fail before any work if the release cannot be written (exists without --force, or the
+    parent folder is not writable)."""
+    if target.exists() and not target.is_dir():
+        raise ReleaseError(f"output path {target} exists and is not a folder. Choose another --out.")
+    if target.exists() and any(target.iterdir()) and not force:
+        raise ReleaseError(
+            f"a release already exists at {target}. Pass --force to replace it, or choose "
+            "another --out."
+        )
+    parent = _existing_parent(target)
+    if not parent.is_dir():
+        raise ReleaseError(f"cannot create {target}: {parent} is a file. Choose another --out.")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ReleaseError(f"cannot write to {parent}: permission denied. Choose another --out.")
+
+
+def _existing_parent(target: Path) -> Path:
+    parent = target.parent
+    while not parent.exists():
+        parent = parent.parent
+    return parent
+
+
+@contextlib.contextmanager
+def release_lock(target: Path) -> Iterator[None]:
+    """Exclusive lock for writing ``target``; a second job fails at once with a clear error."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ReleaseError(f"cannot create {target.parent}: {error.strerror}") from None
+    lock_path = target.parent / f".{target.name}.lock"
+    try:
+        handle = lock_path.open("a")
+    except OSError as error:
+        raise ReleaseError(f"cannot write to {target.parent}: {error.strerror}") from None
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ReleaseError(
+                f"another synthpriv job is writing {target} right now. Wait for it, or choose "
+                "another --out."
+            ) from None
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _remove_stale(target: Path) -> None:
+    for stale in target.parent.glob(f".{target.name}.tmp-*"):
+        shutil.rmtree(stale, ignore_errors=True)
+    for stale in target.parent.glob(f".{target.name}.old-*"):
+        shutil.rmtree(stale, ignore_errors=True)
+
+
+def write_release(
+    target: Path, synthetic: pd.DataFrame, manifest: dict, force: bool
+) -> dict[str, str]:
+    """Write ``synthetic`` and ``manifest`` (plus file checksums) to ``target`` atomically.
+
+    Call under ``release_lock(target)``. Returns the files' sha256 by name.
+    """
+    check_target(target, force)
+    _remove_stale(target)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+    try:
+        csv_path = staging / SYNTHETIC
+        synthetic.to_csv(csv_path, index=False)
+        checksums = {SYNTHETIC: sha256_of(csv_path)}
+        manifest = {**manifest, "files": {SYNTHETIC: {"sha256": checksums[SYNTHETIC],
+                                                      "rows": len(synthetic)}}}
+        manifest_path = staging / MANIFEST
+        manifest_path.write_text(json.dumps(manifest, indent=2, default=str) + "\n")
+        for path in (csv_path, manifest_path):
+            with path.open("rb") as handle:
+                os.fsync(handle.fileno())
+        _swap_into_place(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return checksums
+
+
+def _swap_into_place(staging: Path, target: Path) -> None:
+    """Rename the complete staging folder to ``target``; an old release is moved aside first and
+    deleted after, so ``target`` only ever holds a complete release: the old one, the new one, or
+    (for the instant between two renames) none."""
+    if not target.exists():
+        os.rename(staging, target)
+        return
+    old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+    os.rename(target, old / "release")
+    os.rename(staging, target)
+    shutil.rmtree(old, ignore_errors=True)

@@ -1,0 +1,63 @@
+"""Draft a schema from a CSV. The draft reads the data, so its domains are NOT private: a person
+must review them and replace bounds and category lists with public knowledge before a release."""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from synthpriv.errors import DataError
+
+WARNING = (
+    "WARNING: this schema was drafted FROM THE DATA. Its bounds and category lists are NOT private "
+    "(a maximum is one person's value). Review every domain and replace it with public "
+    "knowledge before you release anything made with it."
+)
+MAX_CATEGORIES = 1000
+
+
+def infer_schema(path: str | Path) -> tuple[dict, list[str]]:
+    """A schema mapping drafted from the CSV at ``path``, and notes for the reviewer."""
+    try:
+        table = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise DataError(f"data file not found: {path}") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
+        raise DataError(f"{path}: cannot read it as a UTF-8 CSV: {error}") from None
+    columns, notes = [], []
+    for name in table.columns:
+        values = table[name].str.strip()
+        present = values[values != ""]
+        entry: dict = {"name": name}
+        numbers = pd.to_numeric(present, errors="coerce")
+        if len(present) and numbers.notna().all() and numbers.map(math.isfinite).all():
+            whole = bool((numbers == numbers.round()).all())
+            entry.update(kind="integer" if whole else "continuous",
+                         lower=_plain(numbers.min()), upper=_plain(numbers.max()))
+            if entry["lower"] == entry["upper"]:
+                entry["upper"] = entry["lower"] + 1
+        else:
+            categories = sorted(present.unique().tolist())
+            if len(categories) > MAX_CATEGORIES:
+                notes.append(
+                    f"column '{name}' has {len(categories)} distinct values: an identifier or free "
+                    "text? Drop it before synthesis, or give it a public category list."
+                )
+                categories = categories[:MAX_CATEGORIES]
+            entry.update(kind="categorical", categories=categories)
+        entry["missing"] = bool((values == "").any())
+        columns.append(entry)
+    return {"unknown_categories": "error", "columns": columns}, notes
+
+
+def _plain(value: float) -> float | int:
+    return int(value) if float(value).is_integer() else float(value)
+
+
+def schema_yaml(schema: dict) -> str:
+    header = "".join(f"# {line}\n" for line in textwrap.wrap(WARNING, 98))
+    return header + yaml.safe_dump(schema, sort_keys=False, width=100)

@@ -1,0 +1,110 @@
+"""What every pipeline stage is: a planned budget share, a run, and the state stages share.
+
+A stage asks the plan for its noise (``plan``), runs its mechanisms on the state (``run``) and
+records in the Ledger exactly the events it ran. Stages talk through small typed objects in
+``PipelineState``: the encoded table, the measurements, the fitted model, the synthetic table.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol
+
+import numpy as np
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from synthpriv.domain import Dataset, Domain
+from synthpriv.encoding import TableEncoder
+from synthpriv.errors import ConfigError
+from synthpriv.marginals.measurement import Measurement
+from synthpriv.privacy.accountant import Ledger, PrivacyEvent
+from synthpriv.privacy.randomness import RandomSource
+from synthpriv.validation import describe_validation_error
+
+
+class StageOptions(BaseModel):
+    """Base of every stage's options: unknown keys are errors."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+@dataclass(frozen=True)
+class PlanContext:
+    """Public facts a stage may plan with: nothing here is read from the sensitive table."""
+
+    domain: Domain
+    neighbouring: str
+    delta: float
+    public_records: int | None = None
+
+
+@dataclass
+class StagePlan:
+    """A stage's budget (zCDP ρ), the events it will spend at most, and its calibrated noise."""
+
+    stage: str
+    share: float
+    rho: float
+    events: list[PrivacyEvent]
+    noise: dict[str, float] = field(default_factory=dict)
+    fixed: bool = False
+
+
+class SamplingModel(Protocol):
+    """A fitted model that draws rows of codes (post-processing of DP measurements)."""
+
+    total: float
+
+    def sample(self, records: int, rng: np.random.Generator) -> np.ndarray: ...
+
+
+@dataclass
+class PipelineState:
+    """What stages hand to each other. ``data`` is sensitive and never released."""
+
+    context: PlanContext
+    encoder: TableEncoder
+    data: Dataset
+    requested_records: int | None = None
+    measurements: list[Measurement] = field(default_factory=list)
+    model: SamplingModel | None = None
+    synthetic: pd.DataFrame | None = None
+    records_source: str = ""
+
+
+class Stage(ABC):
+    """A step of a recipe. Subclasses set ``name``, ``Options`` and ``spends_budget``."""
+
+    name: ClassVar[str]
+    Options: ClassVar[type[StageOptions]] = StageOptions
+    spends_budget: ClassVar[bool] = True
+
+    def __init__(self, options: dict[str, Any], context: PlanContext, source: str) -> None:
+        try:
+            self.options = self.Options.model_validate(options)
+        except ValidationError as error:
+            raise ConfigError(
+                describe_validation_error(error, self.Options, f"{source}: stage '{self.name}'")
+            ) from None
+        self.context = context
+
+    @abstractmethod
+    def plan(self, rho: float) -> StagePlan:
+        """The events this stage will run if given zCDP budget ``rho`` (touches no data)."""
+
+    @abstractmethod
+    def run(
+        self, state: PipelineState, plan: StagePlan, ledger: Ledger, source: RandomSource
+    ) -> None:
+        """Run the stage, recording every mechanism it runs in ``ledger``."""
+
+
+STAGES: dict[str, type[Stage]] = {}
+
+
+def register(stage: type[Stage]) -> type[Stage]:
+    """Class decorator: make a stage available to recipes under ``stage.name``."""
+    STAGES[stage.name] = stage
+    return stage

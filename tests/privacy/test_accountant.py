@@ -1,0 +1,126 @@
+"""The ledger against independent references: the analytic Gaussian mechanism (Balle & Wang
+2018), Opacus' RDP and PRV accountants for DP-SGD, and zCDP conversion bounds."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from opacus.accountants import PRVAccountant, RDPAccountant
+from scipy.optimize import brentq
+from scipy.stats import norm
+
+from synthpriv.privacy.accountant import (
+    DiscreteGaussianEvent,
+    ExponentialEvent,
+    GaussianEvent,
+    LaplaceEvent,
+    Ledger,
+    SubsampledGaussianEvent,
+)
+
+DELTA = 1e-5
+
+
+def analytic_gaussian_epsilon(noise_multiplier: float, delta: float) -> float:
+    """Exact ε of one Gaussian release at δ (Balle & Wang 2018, Theorem 8)."""
+
+    def delta_at(eps: float) -> float:
+        s = noise_multiplier
+        return norm.cdf(1 / (2 * s) - eps * s) - math.exp(eps) * norm.cdf(-1 / (2 * s) - eps * s)
+
+    return brentq(lambda eps: delta_at(eps) - delta, 1e-9, 100)
+
+
+def ledger_of(*events) -> Ledger:
+    ledger = Ledger()
+    ledger.extend(events)
+    return ledger
+
+
+@pytest.mark.parametrize("multiplier", [0.8, 2.0, 5.0, 20.0])
+def test_gaussian_matches_analytic_gaussian_mechanism(multiplier: float) -> None:
+    exact = analytic_gaussian_epsilon(multiplier, DELTA)
+    reported = ledger_of(GaussianEvent(multiplier)).epsilon(DELTA)
+    # PLD is a pessimistic discretisation: never below the exact value, at most 1e-3 above.
+    assert exact - 1e-9 <= reported <= exact + 1e-3
+
+
+def test_composed_gaussians_equal_one_gaussian() -> None:
+    # k releases at multiplier z are exactly one release at z / sqrt(k) (Gaussian DP).
+    exact = analytic_gaussian_epsilon(6.0 / math.sqrt(9), DELTA)
+    reported = ledger_of(GaussianEvent(6.0, count=9)).epsilon(DELTA)
+    assert exact - 1e-9 <= reported <= exact + 1e-3
+
+
+@pytest.mark.parametrize(("rate", "multiplier", "steps"), [(0.01, 1.0, 3000), (0.004, 1.5, 1000)])
+def test_dp_sgd_matches_opacus_accountants(rate: float, multiplier: float, steps: int) -> None:
+    event = SubsampledGaussianEvent(rate, multiplier, steps)
+    bounds = ledger_of(event).epsilon_bounds(DELTA)
+    opacus_rdp = RDPAccountant()
+    opacus_rdp.history = [(multiplier, rate, steps)]
+    opacus_prv = PRVAccountant()
+    opacus_prv.history = [(multiplier, rate, steps)]
+    # Same RDP curve; Opacus uses a different grid of orders, so allow 3%.
+    assert bounds["rdp"] == pytest.approx(opacus_rdp.get_epsilon(DELTA), rel=0.03)
+    # PLD and PRV are both near-exact numerical accountants of the same mechanism.
+    assert bounds["pld"] == pytest.approx(opacus_prv.get_epsilon(DELTA), rel=0.03)
+    assert bounds["pld"] < bounds["rdp"]
+
+
+def test_composition_is_at_most_the_sum() -> None:
+    first = GaussianEvent(3.0, count=4)
+    second = SubsampledGaussianEvent(0.01, 1.1, 500)
+    third = ExponentialEvent(0.1, count=5)
+    together = ledger_of(first, second, third).epsilon(DELTA)
+    alone = sum(ledger_of(e).epsilon(DELTA / 3) for e in (first, second, third))
+    assert together <= alone
+    assert together > max(ledger_of(e).epsilon(DELTA) for e in (first, second, third))
+
+
+def test_exponential_mechanism_is_within_its_pure_and_zcdp_bounds() -> None:
+    epsilon, count = 0.2, 10
+    rho = count * epsilon**2 / 8
+    reported = ledger_of(ExponentialEvent(epsilon, count)).epsilon(DELTA)
+    assert reported <= count * epsilon  # basic composition of pure ε
+    assert reported <= rho + 2 * math.sqrt(rho * math.log(1 / DELTA))  # zCDP conversion (BS16)
+    assert reported > 0.5 * (rho + 2 * math.sqrt(rho * math.log(1 / DELTA))) / 2
+
+
+def test_discrete_gaussian_costs_the_same_zcdp_as_continuous() -> None:
+    continuous = ledger_of(GaussianEvent(4.0, count=3)).epsilon_bounds(DELTA)
+    discrete = ledger_of(DiscreteGaussianEvent(4.0, count=3)).epsilon_bounds(DELTA)
+    assert discrete["rdp"] == pytest.approx(continuous["rdp"], rel=1e-9)
+    # The discrete Gaussian's exact PLD is close to (not below) the continuous one's.
+    assert discrete["pld"] == pytest.approx(continuous["pld"], rel=0.02)
+
+
+def test_laplace_is_pure_dp() -> None:
+    assert ledger_of(LaplaceEvent(0.5)).epsilon(DELTA) <= 0.5 + 1e-6
+
+
+def test_replace_one_costs_more_for_subsampled_gaussian() -> None:
+    add_remove = Ledger("add_remove")
+    replace = Ledger("replace_one")
+    for ledger in (add_remove, replace):
+        ledger.record(SubsampledGaussianEvent(0.01, 1.0, 1000))
+    assert replace.epsilon(DELTA) > add_remove.epsilon(DELTA)
+
+
+def test_ledger_rejects_bad_events_and_relations() -> None:
+    with pytest.raises(ValueError, match="neighbouring relation"):
+        Ledger("swap")
+    with pytest.raises(ValueError, match="noise_multiplier must be positive"):
+        Ledger().record(GaussianEvent(0.0))
+    with pytest.raises(ValueError, match="sample_rate"):
+        Ledger().record(SubsampledGaussianEvent(1.5, 1.0, 10))
+
+
+def test_empty_ledger_spends_nothing_and_manifest_lists_events() -> None:
+    assert Ledger().epsilon(DELTA) == 0.0
+    ledger = ledger_of(GaussianEvent(2.0, label="x"))
+    record = ledger.to_dict(DELTA)
+    assert record["events"] == [
+        {"noise_multiplier": 2.0, "count": 1, "label": "x", "kind": "gaussian"}
+    ]
+    assert record["epsilon"] == min(record["epsilon_rdp"], record["epsilon_pld"])

@@ -1,0 +1,60 @@
+"""Schemas: public domains, binning, and validation errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from synthpriv.errors import SchemaError
+from synthpriv.schema import parse_schema
+
+from .conftest import ADULT
+
+
+def column(**fields) -> dict:
+    return {"columns": [fields]}
+
+
+def test_adult_schema_declares_every_column() -> None:
+    from synthpriv.schema import load_schema
+
+    schema = load_schema(ADULT / "schema.yaml")
+    header = (ADULT / "adult_train.csv").read_text().splitlines()[0].split(",")
+    assert schema.names == header
+    assert schema.column("age").bin_edges()[[0, -1]].tolist() == [17, 91]
+
+
+def test_integer_columns_get_one_bin_per_value_when_small() -> None:
+    schema = parse_schema(column(name="x", kind="integer", lower=1, upper=5), "t")
+    assert schema.columns[0].bin_edges().tolist() == [1, 2, 3, 4, 5, 6]
+
+
+def test_explicit_edges_and_equal_width_bins() -> None:
+    schema = parse_schema(
+        {"columns": [
+            {"name": "a", "kind": "continuous", "lower": 0, "upper": 1, "bins": 4},
+            {"name": "b", "kind": "integer", "lower": 0, "upper": 100, "edges": [0, 1, 50, 100]},
+        ]},
+        "t",
+    )
+    np.testing.assert_allclose(schema.columns[0].bin_edges(), [0, 0.25, 0.5, 0.75, 1])
+    assert schema.columns[1].bin_edges().tolist() == [0, 1, 50, 100]
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (column(name="a", kind="integer", lower=0, upper=9, edges=[0, 5, 4, 9]), "increase"),
+        (column(name="a", kind="integer", lower=0, upper=9, edges=[1, 9]), "start at lower"),
+        (column(name="a", kind="integer", lower=0, upper=9, bins=3, edges=[0, 9]), "not both"),
+        (column(name="a", kind="categorical", categories=["x", "x"]), "repeat"),
+        (column(name="a", kind="text"), "kind"),
+        (column(name="a", kind="categorical", categories=["x"], colour=1), "unknown key"),
+        ({"columns": [{"name": "a", "kind": "categorical", "categories": ["x"]}] * 2}, "repeat"),
+        ({"columns": [{"name": "a", "kind": "categorical", "categories": ["x"]}],
+          "unknown_categories": "missing"}, "needs 'missing: true'"),
+    ],
+)
+def test_bad_schemas_are_refused_with_the_reason(raw: dict, message: str) -> None:
+    with pytest.raises(SchemaError, match=message):
+        parse_schema(raw, "t")
