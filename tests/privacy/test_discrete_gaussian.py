@@ -22,6 +22,7 @@ from synthpriv.privacy.discrete_gaussian import (
     _exp_neg_bounds,
     _ExpCoins,
     _laplace_scale,
+    _PooledIntegers,
     _sampler,
     _sigma_squared,
     _uniform_below_exp,
@@ -209,6 +210,21 @@ def test_bernoulli_exp_edge_cases() -> None:
         bernoulli_exp(Fraction(-1, 2), source)
     with pytest.raises(ValueError):
         bernoulli_exp_batch(-1, 3, source)
+
+
+def test_pooled_integers_are_exact_uniform() -> None:
+    pool = _PooledIntegers(RandomSource.seeded(12), words_per_fetch=64)
+    counts = np.bincount([pool.randbelow(7) for _ in range(70_000)], minlength=7)
+    assert stats.chisquare(counts).pvalue > P_FLOOR
+    # n = 3 * 2**60: a modulo-biased draw would put 0.375 instead of 1/3 below 2**60 (12 SE).
+    share = np.mean([pool.randbelow(3 * 2**60) < 2**60 for _ in range(20_000)])
+    assert abs(share - 1 / 3) < Z * math.sqrt((1 / 3) * (2 / 3) / 20_000)
+    # n above 2**64 concatenates words: the top bit of a 100-bit range is 1 half of the time.
+    top = np.mean([pool.randbelow(2**100) >> 99 for _ in range(20_000)])
+    assert abs(top - 0.5) < Z * math.sqrt(0.25 / 20_000)
+    assert pool.randbelow(1) == 0
+    with pytest.raises(ValueError):
+        pool.randbelow(0)
 
 
 # --------------------------------------------------------- exact bounds and lazy comparison
