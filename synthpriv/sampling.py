@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from synthpriv.errors import ConfigError
 from synthpriv.privacy.accountant import Ledger
 from synthpriv.privacy.randomness import RandomSource
-from synthpriv.stage import PipelineState, Stage, StagePlan, register
+from synthpriv.stage import PipelineState, Stage, StageOptions, StagePlan, register
+
+
+class SampleOptions(StageOptions):
+    method: Literal["rounded", "iid"] = "rounded"
 
 
 @register
 class SampleStage(Stage):
-    """Rows: the requested number, else the public count, else the model's DP estimate."""
+    """Rows: the requested number, else the public count, else the model's DP estimate.
+
+    ``method: rounded`` (default) allocates rows to values by controlled rounding of the model's
+    expected counts; ``iid`` draws rows independently from the model.
+    """
 
     name = "sample"
+    Options = SampleOptions
     spends_budget = False
 
     def plan(self, rho: float) -> StagePlan:
@@ -31,5 +42,8 @@ class SampleStage(Stage):
             records = max(1, round(state.model.total))
             state.records_source = "estimated from the noisy marginals (post-processing)"
         rng = source.numpy_generator()
-        codes = state.model.sample(records, rng)
+        if self.options.method == "rounded":
+            codes = state.model.sample_rounded(records, rng)
+        else:
+            codes = state.model.sample(records, rng)
         state.synthetic = state.encoder.decode(codes, rng)

@@ -57,7 +57,11 @@ class SamplingModel(Protocol):
 
     total: float
 
-    def sample(self, records: int, rng: np.random.Generator) -> np.ndarray: ...
+    def sample(self, records: int, rng: np.random.Generator) -> np.ndarray:
+        """``records`` i.i.d. rows of codes."""
+
+    def sample_rounded(self, records: int, rng: np.random.Generator) -> np.ndarray:
+        """``records`` rows whose marginals follow the model with controlled rounding."""
 
 
 @dataclass

@@ -8,18 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from synthpriv.domain import Domain
-from synthpriv.marginals.measurement import Measurement
-
-
-def estimate_total(measurements: Sequence[Measurement]) -> float:
-    """Record count from noisy marginals: inverse-variance weighted mean of their sums.
-
-    The sum over a marginal of c cells has noise variance c·σ². Post-processing: no budget.
-    """
-    sums = np.array([m.noisy_counts.sum() for m in measurements])
-    variances = np.array([m.noisy_counts.size * m.sigma**2 for m in measurements])
-    weights = 1.0 / variances
-    return float(max(1.0, np.sum(weights * sums) / np.sum(weights)))
+from synthpriv.marginals.measurement import Measurement, estimate_total
+from synthpriv.marginals.rounding import round_allocation
 
 
 @dataclass
@@ -54,8 +44,20 @@ class IndependentModel:
         return table
 
     def sample(self, records: int, rng: np.random.Generator) -> np.ndarray:
+        """``records`` i.i.d. rows of codes."""
         columns = [
             rng.choice(self.domain[a], size=records, p=self.probabilities[a])
             for a in self.domain.attributes
         ]
+        return np.stack(columns, axis=1).astype(np.int64)
+
+    def sample_rounded(self, records: int, rng: np.random.Generator) -> np.ndarray:
+        """``records`` rows whose column counts are the expected counts, rounded at random."""
+        sizes = np.array([records])
+        columns = []
+        for attribute in self.domain.attributes:
+            expected = self.probabilities[attribute][None, :] * records
+            counts = round_allocation(expected, sizes, rng)[0]
+            values = np.repeat(np.arange(self.domain[attribute]), counts)
+            columns.append(rng.permutation(values))
         return np.stack(columns, axis=1).astype(np.int64)

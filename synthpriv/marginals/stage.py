@@ -2,7 +2,14 @@
 estimate one model consistent with the measurements.
 
 Sensitivity: each marginal is a histogram of L2 sensitivity Δ = 1 under add/remove (√2 under
-replace-one); measuring k marginals with noise σ each costs k·Δ²/(2σ²) zCDP.
+replace-one); measuring k marginals with noise σ each costs k·Δ²/(2σ²) zCDP. Selection scores are
+L1 errors of marginals, of sensitivity 1 under add/remove (2 under replace-one).
+
+Selections:
+* ``one_way``: every 1-way marginal, columns independent (a baseline);
+* ``mst``: 1-way marginals, then a maximum spanning tree of pairs chosen by the exponential
+  mechanism, measured and fitted as a graphical model (MST);
+* ``aim``: adaptive rounds over a workload of all k-way marginals (AIM).
 """
 
 from __future__ import annotations
@@ -10,61 +17,126 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
+from synthpriv.marginals.aim import AimSettings, Sensitivity, run_aim
+from synthpriv.marginals.estimation import estimate
 from synthpriv.marginals.independent import IndependentModel
-from synthpriv.marginals.measurement import Measurement
-from synthpriv.privacy.accountant import DiscreteGaussianEvent, Ledger
-from synthpriv.privacy.mechanisms import discrete_gaussian_histogram, histogram_l2_sensitivity
+from synthpriv.marginals.measurement import measure_marginal
+from synthpriv.marginals.selection import mst_select
+from synthpriv.privacy.accountant import DiscreteGaussianEvent, ExponentialEvent, Ledger, ZCDPEvent
+from synthpriv.privacy.mechanisms import histogram_l1_sensitivity, histogram_l2_sensitivity
 from synthpriv.privacy.randomness import RandomSource
 from synthpriv.stage import PipelineState, Stage, StageOptions, StagePlan, register
 
 
 class MarginalsOptions(StageOptions):
-    selection: Literal["one_way"] = "one_way"
+    selection: Literal["one_way", "mst", "aim"] = "one_way"
     sigma: float | None = Field(
-        default=None, gt=0, description="fixed noise std per cell; None = calibrate to the budget"
+        default=None, gt=0, description="one_way only: fixed noise std per cell; None = calibrate"
     )
+    max_model_cells: int = Field(default=2_000_000, ge=1)
+    iterations: int = Field(default=1000, ge=1, description="final estimation iterations")
+    mst_one_way_fraction: float = Field(default=1 / 3, gt=0, lt=1)
+    mst_selection_fraction: float = Field(default=1 / 3, gt=0, lt=1)
+    aim_workload_degree: int = Field(default=3, ge=2, le=4)
+    aim_rounds_per_attribute: int = Field(default=16, ge=1)
+    aim_gaussian_fraction: float = Field(default=0.9, gt=0, lt=1)
+    aim_round_iterations: int = Field(default=100, ge=1)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> MarginalsOptions:
+        if self.sigma is not None and self.selection != "one_way":
+            raise ValueError("a fixed sigma is supported with selection: one_way only")
+        if self.mst_one_way_fraction + self.mst_selection_fraction >= 1:
+            raise ValueError("mst_one_way_fraction + mst_selection_fraction must be below 1")
+        return self
 
 
 @register
 class MarginalsStage(Stage):
-    """1-way marginals of every column (selection of higher-order marginals: see issue #3)."""
+    """Select, measure and estimate marginals (see the module docstring)."""
 
     name = "marginals"
     Options = MarginalsOptions
 
     @property
-    def sensitivity(self) -> float:
-        return histogram_l2_sensitivity(self.context.neighbouring)
+    def sensitivity(self) -> Sensitivity:
+        relation = self.context.neighbouring
+        return Sensitivity(histogram_l1_sensitivity(relation), histogram_l2_sensitivity(relation))
 
     def plan(self, rho: float) -> StagePlan:
-        attributes = len(self.context.domain)
-        fixed = self.options.sigma is not None
-        if fixed:
-            sigma = self.options.sigma
-        elif rho <= 0:
-            return StagePlan(self.name, 0.0, 0.0, [], {})
-        else:
-            sigma = self.sensitivity * math.sqrt(attributes / (2.0 * rho))
-        multiplier = sigma / self.sensitivity
-        events = [DiscreteGaussianEvent(multiplier, attributes, label="1-way marginals")]
-        spent = attributes / (2.0 * multiplier**2)
-        return StagePlan(
-            self.name, 0.0, spent, events,
-            {"sigma_one_way": sigma, "noise_multiplier": multiplier, "marginals": attributes},
-            fixed=fixed,
-        )
+        options = self.options
+        d = len(self.context.domain)
+        if options.sigma is not None:
+            multiplier = options.sigma / self.sensitivity.l2
+            return self._one_way_plan(d / (2 * multiplier**2), fixed=True)
+        if rho <= 0:
+            return StagePlan(self.name, 0.0, 0.0, [])
+        if options.selection == "one_way":
+            return self._one_way_plan(rho, fixed=False)
+        if options.selection == "mst":
+            return self._mst_plan(rho, d)
+        events = [ZCDPEvent(rho, label="AIM rounds (adaptive; actual events in the ledger)")]
+        rounds = options.aim_rounds_per_attribute * d
+        first = math.sqrt(rounds / (2 * options.aim_gaussian_fraction * rho))
+        return StagePlan(self.name, 0.0, rho, events,
+                         {"sigma_first_rounds": first * self.sensitivity.l2, "max_rounds": rounds})
+
+    def _one_way_plan(self, rho: float, fixed: bool) -> StagePlan:
+        d = len(self.context.domain)
+        multiplier = math.sqrt(d / (2 * rho))
+        events = [DiscreteGaussianEvent(multiplier, d, label="1-way marginals")]
+        noise = {"sigma_one_way": multiplier * self.sensitivity.l2, "noise_multiplier": multiplier}
+        return StagePlan(self.name, 0.0, rho, events, noise, fixed=fixed)
+
+    def _mst_plan(self, rho: float, d: int) -> StagePlan:
+        options = self.options
+        rho_one = options.mst_one_way_fraction * rho
+        rho_select = options.mst_selection_fraction * rho
+        rho_pairs = rho - rho_one - rho_select
+        one = math.sqrt(d / (2 * rho_one))
+        pairs = math.sqrt((d - 1) / (2 * rho_pairs))
+        epsilon = math.sqrt(8 * rho_select / (d - 1))
+        events = [
+            DiscreteGaussianEvent(one, d, label="1-way marginals"),
+            ExponentialEvent(epsilon, d - 1, label="MST edge selection"),
+            DiscreteGaussianEvent(pairs, d - 1, label="2-way marginals of the tree"),
+        ]
+        noise = {"sigma_one_way": one * self.sensitivity.l2,
+                 "sigma_two_way": pairs * self.sensitivity.l2, "selection_epsilon": epsilon}
+        return StagePlan(self.name, 0.0, rho, events, noise)
 
     def run(
         self, state: PipelineState, plan: StagePlan, ledger: Ledger, source: RandomSource
     ) -> None:
-        sigma = plan.noise["sigma_one_way"]
-        for attribute in state.data.domain.attributes:
-            counts = state.data.marginal([attribute])
-            noisy = discrete_gaussian_histogram(counts, sigma, source)
-            ledger.record(
-                DiscreteGaussianEvent(sigma / self.sensitivity, 1, label=f"1-way {attribute}")
+        options = self.options
+        data, l2 = state.data, self.sensitivity.l2
+        if options.selection == "aim":
+            settings = AimSettings(
+                options.aim_workload_degree, options.aim_rounds_per_attribute,
+                options.aim_gaussian_fraction, options.max_model_cells,
+                options.aim_round_iterations, options.iterations,
             )
-            state.measurements.append(Measurement((attribute,), noisy, sigma))
-        state.model = IndependentModel.from_measurements(state.data.domain, state.measurements)
+            state.measurements, state.model = run_aim(
+                data, plan.rho, settings, self.sensitivity, source, ledger
+            )
+            return
+        sigma = plan.noise["sigma_one_way"]
+        state.measurements = [
+            measure_marginal(data, (a,), sigma, l2, source, ledger) for a in data.domain.attributes
+        ]
+        independent = IndependentModel.from_measurements(data.domain, state.measurements)
+        if options.selection == "one_way":
+            state.model = independent
+            return
+        epsilon = plan.noise["selection_epsilon"]
+        tree = mst_select(data, independent.project, epsilon, self.sensitivity.l1,
+                          source.numpy_generator())
+        ledger.record(ExponentialEvent(epsilon, len(tree), label="MST edge selection"))
+        sigma_pairs = plan.noise["sigma_two_way"]
+        state.measurements += [
+            measure_marginal(data, pair, sigma_pairs, l2, source, ledger) for pair in tree
+        ]
+        state.model = estimate(data.domain, state.measurements, iterations=options.iterations,
+                               max_cells=options.max_model_cells)

@@ -83,13 +83,30 @@ class LaplaceEvent:
     kind: str = field(default="laplace", init=False)
 
 
+@dataclass(frozen=True)
+class ZCDPEvent:
+    """A mechanism known only to be ρ-zCDP: how a plan reserves budget for an adaptive stage
+    (e.g. AIM) whose individual events are decided while it runs. Only the RDP accountant
+    bounds it; the run's ledger then records the events actually run, whose zCDP sums to ≤ ρ."""
+
+    rho: float
+    count: int = 1
+    label: str = ""
+    kind: str = field(default="zcdp", init=False)
+
+
 PrivacyEvent = (
-    GaussianEvent | DiscreteGaussianEvent | SubsampledGaussianEvent | ExponentialEvent | LaplaceEvent
+    GaussianEvent
+    | DiscreteGaussianEvent
+    | SubsampledGaussianEvent
+    | ExponentialEvent
+    | LaplaceEvent
+    | ZCDPEvent
 )
 
 
 def _check_event(event: PrivacyEvent) -> None:
-    for name in ("noise_multiplier", "epsilon", "sample_rate"):
+    for name in ("noise_multiplier", "epsilon", "sample_rate", "rho"):
         value = getattr(event, name, None)
         if value is not None and not (value > 0 and math.isfinite(value)):
             raise ValueError(f"{type(event).__name__}.{name} must be positive, got {value}")
@@ -115,6 +132,8 @@ def _to_dp_event(event: PrivacyEvent) -> dpa.DpEvent:
         return dpa.SelfComposedDpEvent(dpa.ZCDpEvent(event.epsilon**2 / 8.0), event.count)
     if isinstance(event, LaplaceEvent):
         return dpa.SelfComposedDpEvent(dpa.LaplaceDpEvent(1.0 / event.epsilon), event.count)
+    if isinstance(event, ZCDPEvent):
+        return dpa.SelfComposedDpEvent(dpa.ZCDpEvent(event.rho), event.count)
     raise TypeError(f"unknown privacy event {event!r}")
 
 

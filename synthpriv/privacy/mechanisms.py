@@ -25,6 +25,15 @@ def histogram_l2_sensitivity(neighbouring: str) -> float:
     raise ValueError(f"unknown neighbouring relation {neighbouring!r}")
 
 
+def histogram_l1_sensitivity(neighbouring: str) -> float:
+    """L1 sensitivity of one histogram (marginal) query under the neighbouring relation."""
+    if neighbouring == "add_remove":
+        return 1.0
+    if neighbouring == "replace_one":
+        return 2.0
+    raise ValueError(f"unknown neighbouring relation {neighbouring!r}")
+
+
 def discrete_gaussian_histogram(
     counts: np.ndarray, sigma: float, source: RandomSource
 ) -> np.ndarray:

@@ -9,7 +9,6 @@ import json
 import math
 import time
 from itertools import combinations
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -25,18 +24,7 @@ from synthpriv.evaluation.utility import (
     quantile_edges,
     sdv_quality,
 )
-
-ADULT = Path(__file__).resolve().parents[2] / "data" / "adult"
-NUMERIC = ["age", "fnlwgt", "education-num", "capital-gain", "capital-loss", "hours-per-week"]
-
-
-@pytest.fixture(scope="module")
-def adult() -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(train, test) splits of Adult, or skip."""
-    train, test = ADULT / "adult_train.csv", ADULT / "adult_test.csv"
-    if not (train.exists() and test.exists()):
-        pytest.skip("data/adult is absent")
-    return pd.read_csv(train), pd.read_csv(test)
+from tests.evaluation.conftest import NUMERIC
 
 
 @pytest.fixture(scope="module")

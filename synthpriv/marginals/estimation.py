@@ -1,0 +1,428 @@
+"""Estimation: fit one graphical model to noisy marginals (after private-pgm, McKenna et al.).
+
+Given measurements ``y_m`` of marginals over cliques ``c_m`` with Gaussian noise ``sigma_m``, find
+the distribution ``p`` over the domain, scaled to ``total`` records, that minimises
+
+    L(p) = 1/2 * sum_m || M_{c_m}(total * p) - y_m ||^2 / sigma_m^2
+
+over distributions that factor over the junction tree of the measured cliques. On a junction
+tree the set of such clique marginals is exactly the set of locally consistent ones, so this is
+a convex problem in the marginals; it is solved by entropic mirror descent on the log-potentials
+``theta`` (``p ∝ exp(sum_C theta_C)``), with sum-product belief propagation giving the clique
+marginals after every step and an Armijo backtracking line search choosing the step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from synthpriv.domain import Domain
+from synthpriv.marginals.factor import Factor, logsumexp, sum_axes, variable_elimination
+from synthpriv.marginals.junction_tree import Clique, JunctionTree, model_cells
+from synthpriv.marginals.measurement import Measurement, estimate_total
+
+__all__ = ["GraphicalModel", "ModelTooLargeError", "estimate", "model_cells"]
+
+
+class ModelTooLargeError(ValueError):
+    """The junction tree of the requested marginals has more cells than allowed."""
+
+    def __init__(self, cells: int, max_cells: int) -> None:
+        super().__init__(
+            f"the graphical model would have {cells:,} cells over its junction-tree cliques, "
+            f"above the limit max_cells={max_cells:,}. Raise max_cells, choose fewer or smaller "
+            "marginals, or use coarser bins for the large attributes."
+        )
+        self.cells = cells
+        self.max_cells = max_cells
+
+
+@dataclass(frozen=True)
+class GraphicalModel:
+    """A distribution over ``domain`` that factors over a junction tree, scaled to ``total``.
+
+    ``marginals[i]`` holds the estimated counts of clique ``tree.cliques[i]`` (each sums to
+    ``total`` and neighbouring cliques agree on their separators). ``potentials`` are the
+    log-linear parameters per measured clique (``log p = sum of them + const``); a later
+    ``estimate`` can start from them and from the optimiser's last ``step_size``.
+    """
+
+    domain: Domain
+    tree: JunctionTree
+    marginals: tuple[Factor, ...]
+    total: float
+    potentials: dict[Clique, Factor]
+    step_size: float = 0.0
+
+    @property
+    def cliques(self) -> list[Clique]:
+        """Maximal cliques of the junction tree, attributes in domain order."""
+        return list(self.tree.cliques)
+
+    def project(self, attributes: Sequence[str]) -> np.ndarray:
+        """Estimated counts of the marginal over ``attributes`` (sums to ``total``), shaped
+        ``domain.project(attributes).shape`` in the order given.
+
+        Inside one clique this sums that clique's marginal. Otherwise it prunes the tree to the
+        smallest subtree that covers ``attributes`` and runs variable elimination on its
+        factorisation ``mu_top * prod_i mu_i / mu_{separator_i}``, which is exact.
+        """
+        attributes = tuple(attributes)
+        target = self.domain.project(attributes)  # validates names and uniqueness
+        if not attributes:
+            return np.array(self.total)
+        host = self.tree.host(attributes)
+        if host is not None:
+            return np.array(self.marginals[host].project(attributes).values)
+        subtree = self._covering_subtree(set(attributes))
+        top = min(subtree, key=self.tree.order.index)
+        factors = [self.marginals[top]]
+        for i in subtree:
+            if i != top:
+                separator = self.marginals[i].project(self.tree.separator[i])
+                factors.append(self.marginals[i] / separator)
+        result = variable_elimination(factors, attributes)
+        assert result.domain.shape == target.shape
+        return np.array(result.values)
+
+    def _covering_subtree(self, wanted: set[str]) -> list[int]:
+        """Cliques of the smallest subtree containing every attribute in ``wanted``: repeatedly
+        drop leaf cliques whose attributes outside the shared separator are not wanted."""
+        tree = self.tree
+        neighbours = {i: set(tree.children[i]) for i in range(len(tree.cliques))}
+        for i, p in enumerate(tree.parent):
+            if p >= 0:
+                neighbours[i].add(p)
+        pruned = True
+        while pruned and len(neighbours) > 1:
+            pruned = False
+            for i in list(neighbours):
+                if len(neighbours[i]) > 1:
+                    continue
+                shared = set().union(*(tree.cliques[j] for j in neighbours[i]))
+                if not (set(tree.cliques[i]) - shared) & wanted:
+                    for j in neighbours.pop(i):
+                        neighbours[j].discard(i)
+                    pruned = True
+                    if len(neighbours) == 1:
+                        break
+        return sorted(neighbours)
+
+    def sample(self, records: int, rng: np.random.Generator) -> np.ndarray:
+        """``records`` i.i.d. rows drawn from the model, integer codes shaped
+        ``(records, len(domain))`` with columns in domain order.
+
+        Ancestral sampling along the junction tree: the root clique from its marginal, then
+        each clique's new attributes from their conditional given its separator (inverse CDF).
+        """
+        codes = np.zeros((records, len(self.domain)), dtype=np.int64)
+        for i in self.tree.order:
+            separator = self.tree.separator[i]
+            new = tuple(a for a in self.tree.cliques[i] if a not in separator)
+            if not new:
+                continue
+            sep_shape = self.domain.project(separator).shape
+            new_shape = self.domain.project(new).shape
+            joint = self.marginals[i].transpose(separator + new).values
+            joint = np.clip(joint.reshape(int(np.prod(sep_shape)), -1), 0.0, None)
+            mass = joint.sum(axis=1, keepdims=True)
+            conditional = np.where(mass > 0, joint / np.where(mass > 0, mass, 1.0), 1.0 / joint.shape[1])
+            cdf = np.cumsum(conditional, axis=1)
+            cdf[:, -1] = 1.0
+            if separator:
+                given = codes[:, self.domain.axes(separator)]
+                row = np.ravel_multi_index(given.T, sep_shape)
+            else:
+                row = np.zeros(records, dtype=np.int64)
+            # rows of `cdf` laid end to end, row s shifted by s: one sorted array to search
+            shifted = (cdf + np.arange(cdf.shape[0])[:, None]).ravel()
+            position = np.searchsorted(shifted, row + rng.random(records), side="right")
+            cell = np.minimum(position - row * cdf.shape[1], cdf.shape[1] - 1)
+            codes[:, self.domain.axes(new)] = np.stack(np.unravel_index(cell, new_shape), axis=1)
+        return codes
+
+
+def estimate(
+    domain: Domain,
+    measurements: Sequence[Measurement],
+    *,
+    total: float | None = None,
+    iterations: int = 500,
+    max_cells: int = 20_000_000,
+    warm_start: GraphicalModel | None = None,
+    tolerance: float = 1e-3,
+) -> GraphicalModel:
+    """Fit the graphical model minimising ``sum_m ||M_{c_m}(p) - y_m||^2 / sigma_m^2`` over
+    distributions ``p`` that factor over the junction tree of the measured cliques, scaled to
+    ``total`` records.
+
+    ``total=None`` estimates it as the inverse-variance weighted mean of the measurements' sums
+    (a sum over ``c`` cells has variance ``c * sigma^2``). Attributes that no measurement covers
+    are uniform. Raises ``ModelTooLargeError`` before allocating any table if the junction tree
+    has more than ``max_cells`` cells. ``warm_start`` starts from a previous model's potentials
+    (those whose clique still fits in the new tree) and step size; otherwise the start is
+    uniform. Runs at most ``iterations`` mirror-descent steps, stopping early once the loss is
+    certified within ``tolerance * (measured cells)`` of its minimum (the loss is in units of
+    noise variance: pure noise contributes about 1/2 per measured cell).
+    """
+    cliques = [_check(domain, m) for m in measurements]
+    tree = JunctionTree.build(domain, cliques)
+    if tree.cells() > max_cells:
+        raise ModelTooLargeError(tree.cells(), max_cells)
+    if total is None:
+        total = estimate_total(measurements)
+    if warm_start is not None and warm_start.domain != domain:
+        raise ValueError("warm_start was fitted on a different domain")
+
+    objective = _Objective.build(domain, measurements)
+    potentials = {c: Factor.zeros(domain.project(c)) for c in objective.cliques}
+    if warm_start is not None:
+        for clique, potential in warm_start.potentials.items():
+            if tree.host(clique) is not None:
+                potentials[clique] = potential + potentials.get(clique, 0.0)
+        if IPF_INIT:
+            scale = float(total) / warm_start.total
+            for clique, target, w in zip(
+                objective.cliques, objective.targets, objective.weights, strict=True
+            ):
+                if clique in warm_start.potentials:
+                    continue
+                floor = FLOOR / np.sqrt(w)
+                mu = warm_start.project(clique) * scale
+                ratio = np.maximum(target.values, floor) / np.maximum(mu, floor)
+                potentials[clique] = Factor(target.domain, np.log(ratio))
+    hosts = {c: tree.host(c) for c in potentials}
+    problem = _Problem(tree, objective, float(total), hosts)  # type: ignore[arg-type]
+    step = None if warm_start is None else warm_start.step_size
+    fit, step = _mirror_descent(problem, potentials, iterations, tolerance, step)
+    return GraphicalModel(domain, tree, tuple(fit.marginals), float(total), fit.potentials, step)
+
+
+def _check(domain: Domain, measurement: Measurement) -> Clique:
+    clique = tuple(measurement.clique)
+    shape = domain.project(clique).shape
+    if np.shape(measurement.noisy_counts) != shape:
+        raise ValueError(
+            f"measurement over {clique} is shaped {np.shape(measurement.noisy_counts)}, "
+            f"expected {shape}"
+        )
+    if not measurement.sigma > 0:
+        raise ValueError(f"measurement over {clique} needs sigma > 0, got {measurement.sigma}")
+    return clique
+
+
+# -- belief propagation ---------------------------------------------------------------------
+
+
+def calibrate(tree: JunctionTree, potentials: Sequence[Factor], total: float) -> list[Factor]:
+    """Clique marginals (counts summing to ``total``) of ``p ∝ exp(sum_i potentials[i])``.
+
+    Sum-product on the junction tree in log space. Upward pass: each clique sends its parent
+    ``logsumexp`` of its belief over the attributes outside their separator (exact, see
+    ``logsumexp``). The root's belief then gives ``log Z``. Downward pass: each clique's belief
+    is complete once its parent's message arrives, so ``exp(belief - log Z) * total`` is its
+    marginal; the message to a child is the marginal summed onto their separator with the
+    child's own message divided out (Hugin form). Neighbouring marginals agree on their
+    separator up to rounding; cells with probability below ~1e-300 come out as exactly 0.
+    """
+    belief = [np.array(p.values, dtype=np.float64, order="C") for p in potentials]  # owned copies
+    upward: list[np.ndarray] = [np.empty(0)] * len(belief)
+    for i in reversed(tree.order):
+        edge = tree.edges[i]
+        if edge is not None:
+            upward[i] = logsumexp(belief[i], edge.child_axes)
+            belief[edge.parent] += upward[i].reshape(edge.parent_shape)
+    root = tree.order[0]
+    shift = float(belief[root].max())
+    np.exp(belief[root] - shift, out=belief[root])
+    normaliser = float(belief[root].sum())
+    belief[root] *= total / normaliser
+    log_scale = np.log(total) - np.log(normaliser) - shift  # log(total / Z)
+    with np.errstate(divide="ignore"):
+        for i in tree.order:
+            if i != root:  # belief is complete: turn it into the marginal in place
+                belief[i] += log_scale
+                np.exp(belief[i], out=belief[i])
+            for child in tree.children[i]:
+                edge = tree.edges[child]
+                separator = sum_axes(belief[i], edge.parent_axes)  # type: ignore[union-attr]
+                downward = np.log(separator) - log_scale - upward[child]
+                belief[child] += downward.reshape(edge.child_shape)  # type: ignore[union-attr]
+    return [Factor(p.domain, b) for p, b in zip(potentials, belief, strict=True)]
+
+
+# -- objective and mirror descent -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Objective:
+    """``1/2 sum_c w_c ||mu_c - target_c||^2`` over the distinct measured cliques ``c``.
+
+    Repeated measurements of one clique merge exactly: their inverse-variance weighted mean is
+    the target and ``w_c = sum 1/sigma^2`` (the loss changes only by a constant).
+    """
+
+    cliques: tuple[Clique, ...]
+    targets: tuple[Factor, ...]
+    weights: tuple[float, ...]
+
+    @classmethod
+    def build(cls, domain: Domain, measurements: Sequence[Measurement]) -> _Objective:
+        order = {a: i for i, a in enumerate(domain.attributes)}
+        sums: dict[Clique, Factor] = {}
+        weights: dict[Clique, float] = {}
+        for m in measurements:
+            clique = tuple(sorted(m.clique, key=order.__getitem__))
+            noisy = Factor(domain.project(m.clique), m.noisy_counts).transpose(clique)
+            w = 1.0 / m.sigma**2
+            sums[clique] = noisy * w + sums.get(clique, 0.0)
+            weights[clique] = w + weights.get(clique, 0.0)
+        cliques = tuple(sums)
+        targets = tuple(sums[c] * (1.0 / weights[c]) for c in cliques)
+        return cls(cliques, targets, tuple(weights[c] for c in cliques))
+
+    def cells(self) -> int:
+        return sum(t.values.size for t in self.targets)
+
+
+@dataclass
+class _Point:
+    """Measured-clique potentials and what the objective says about them: the tree's clique
+    marginals, the loss, and its gradient with respect to each measured marginal."""
+
+    potentials: dict[Clique, Factor]
+    marginals: list[Factor]
+    loss: float
+    gradients: list[Factor]
+    projections: list[Factor]
+
+
+@dataclass(frozen=True)
+class _Problem:
+    """The objective as a function of potentials on cliques that each fit in a tree clique."""
+
+    tree: JunctionTree
+    objective: _Objective
+    total: float
+    hosts: dict[Clique, int]  # tree clique holding each potential's clique
+
+    def evaluate(self, potentials: dict[Clique, Factor]) -> _Point:
+        marginals = calibrate(self.tree, self.tree_potentials(potentials), self.total)
+        projections = _project_all(marginals, self.objective.cliques)
+        loss = 0.0
+        gradients = []
+        for mu, target, w in zip(
+            projections, self.objective.targets, self.objective.weights, strict=True
+        ):
+            residual = mu.values - target.values
+            loss += 0.5 * w * float(np.vdot(residual, residual))
+            gradients.append(Factor(mu.domain, w * residual))
+        return _Point(potentials, marginals, loss, gradients, projections)
+
+    def tree_potentials(self, potentials: dict[Clique, Factor]) -> list[Factor]:
+        """Log-potential of each tree clique: the sum of the potentials it hosts (0 if none)."""
+        theta: list[Factor | None] = [None] * len(self.tree.cliques)
+        for clique, potential in potentials.items():
+            i = self.hosts[clique]
+            theta[i] = potential if theta[i] is None else theta[i] + potential
+        domain = self.tree.domain
+        return [
+            Factor.zeros(domain.project(c)) if t is None else t.expand(domain.project(c))
+            for c, t in zip(self.tree.cliques, theta, strict=True)
+        ]
+
+    def safe_step(self) -> float:
+        """A step that provably passes the Armijo test (see ``_mirror_descent``)."""
+        return 1.0 / (2.0 * self.total * sum(self.objective.weights))
+
+    def step(self, point: _Point, step: float) -> dict[Clique, Factor]:
+        """Mirror step: each measured clique's potential minus ``step`` times its gradient."""
+        potentials = dict(point.potentials)
+        for clique, gradient in zip(self.objective.cliques, point.gradients, strict=True):
+            old = potentials[clique]
+            potentials[clique] = Factor(old.domain, old.values - step * gradient.values)
+        return potentials
+
+
+def _project_all(tables: Sequence[Factor], cliques: Sequence[Clique]) -> list[Factor]:
+    """Marginals over ``cliques`` (attributes in each table's order), each summed from the
+    smallest table that contains it, counting projections already made (largest first)."""
+    pool = list(tables)
+    projections: dict[Clique, Factor] = {}
+    for clique in sorted(cliques, key=len, reverse=True):
+        wanted = set(clique)
+        source = min(
+            (t for t in pool if wanted <= set(t.attributes)), key=lambda t: t.values.size
+        )
+        projections[clique] = source.project(clique)
+        pool.append(projections[clique])
+    return [projections[c] for c in cliques]
+
+
+def _extrapolate(point: _Point, previous: _Point, beta: float) -> dict[Clique, Factor]:
+    """Potentials ``x + beta * (x - previous)``."""
+    return {
+        c: Factor(p.domain, p.values + beta * (p.values - previous.potentials[c].values))
+        for c, p in point.potentials.items()
+    }
+
+
+def _predicted_decrease(start: _Point, end: _Point) -> float:
+    """``<grad(start), mu(start) - mu(end)>``: the decrease a linear model of the loss predicts."""
+    return sum(
+        float(np.vdot(g.values, mu.values - nu.values))
+        for g, mu, nu in zip(start.gradients, start.projections, end.projections, strict=True)
+    )
+
+
+def _mirror_descent(
+    problem: _Problem,
+    potentials: dict[Clique, Factor],
+    iterations: int,
+    tolerance: float,
+    step: float | None = None,
+) -> tuple[_Point, float]:
+    """Accelerated entropic mirror descent with Armijo backtracking and adaptive restart.
+
+    Each step is ``theta <- eta - step * grad(eta)`` in log-potential space, where ``eta``
+    extrapolates the last two iterates (Nesterov weights ``(k - 1) / (k + 2)``); whenever the
+    loss would rise the momentum restarts, so accepted losses never increase. The loss is
+    ``total^2 * sum_c w_c``-smooth in ``p`` w.r.t. the L1 norm, so by Pinsker's inequality any
+    step up to ``safe_step`` decreases it by at least half the linear prediction: backtracking
+    stops there at the latest. Stops early once ``WINDOW`` accepted steps together lowered the
+    loss by less than ``tolerance * (measured cells)``. Returns the last iterate and step.
+    """
+    x = problem.evaluate(potentials)
+    if not problem.objective.cliques:
+        return x, 0.0
+    floor = problem.safe_step()
+    step = max(step or floor, floor)
+    stall = tolerance * problem.objective.cells()
+    losses = [x.loss]
+    previous, eta, momentum = x, x, 0
+    for _ in range(iterations):
+        step *= 1.5
+        while True:
+            trial = problem.evaluate(problem.step(eta, step))
+            if eta.loss - trial.loss >= 0.5 * _predicted_decrease(eta, trial) or step <= floor:
+                break
+            step *= 0.5
+        if trial.loss > x.loss and eta is not x:
+            eta, momentum = x, 0
+            continue
+        previous, x = x, trial
+        losses.append(x.loss)
+        if len(losses) > WINDOW and losses[-WINDOW - 1] - x.loss <= stall:
+            break
+        momentum += 1
+        beta = (momentum - 1) / (momentum + 2)
+        eta = x if beta == 0 else problem.evaluate(_extrapolate(x, previous, beta))
+    return x, step
+
+
+WINDOW = 20
+IPF_INIT = True
+FLOOR = 0.1
