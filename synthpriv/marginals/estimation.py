@@ -23,6 +23,7 @@ from synthpriv.domain import Domain
 from synthpriv.marginals.factor import Factor, logsumexp, sum_axes, variable_elimination
 from synthpriv.marginals.junction_tree import Clique, JunctionTree, model_cells
 from synthpriv.marginals.measurement import Measurement, estimate_total
+from synthpriv.marginals.rounding import sample_rounded
 
 __all__ = ["GraphicalModel", "ModelTooLargeError", "estimate", "model_cells"]
 
@@ -143,6 +144,12 @@ class GraphicalModel:
             cell = np.minimum(position - row * cdf.shape[1], cdf.shape[1] - 1)
             codes[:, self.domain.axes(new)] = np.stack(np.unravel_index(cell, new_shape), axis=1)
         return codes
+
+
+    def sample_rounded(self, records: int, rng: np.random.Generator) -> np.ndarray:
+        """``records`` rows whose marginals along the junction tree follow the model's, with
+        controlled rounding in place of independent draws (see ``rounding.sample_rounded``)."""
+        return sample_rounded(self, records, rng)
 
 
 def estimate(
