@@ -18,7 +18,13 @@ from synthpriv.domain import Dataset, Domain
 from synthpriv.marginals.estimation import GraphicalModel, estimate
 from synthpriv.marginals.junction_tree import model_cells
 from synthpriv.marginals.measurement import Measurement, measure_marginal
-from synthpriv.marginals.selection import Clique, downward_closure, workload, workload_weights
+from synthpriv.marginals.selection import (
+    Clique,
+    downward_closure,
+    focus_weights,
+    workload,
+    workload_weights,
+)
 from synthpriv.privacy.accountant import ExponentialEvent, Ledger
 from synthpriv.privacy.mechanisms import exponential_mechanism
 from synthpriv.privacy.randomness import RandomSource
@@ -34,6 +40,8 @@ class AimSettings:
     max_model_cells: int = 2_000_000
     round_iterations: int = 100
     final_iterations: int = 1000
+    focus: tuple[str, ...] = ()
+    focus_weight: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -80,7 +88,9 @@ def run_aim(
     epsilon = math.sqrt(8 * (1 - alpha) * rho / rounds)
     queries = workload(domain.attributes, settings.workload_degree)
     candidates = downward_closure(queries)
-    weights = workload_weights(candidates, queries)
+    weights = workload_weights(
+        candidates, queries, focus_weights(queries, settings.focus, settings.focus_weight)
+    )
     truth = {c: data.marginal(c) for c in candidates}
 
     measurements = [

@@ -19,6 +19,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
+from synthpriv.errors import ConfigError
 from synthpriv.marginals.aim import AimSettings, Sensitivity, run_aim
 from synthpriv.marginals.estimation import estimate
 from synthpriv.marginals.independent import IndependentModel
@@ -27,7 +28,7 @@ from synthpriv.marginals.selection import mst_select
 from synthpriv.privacy.accountant import DiscreteGaussianEvent, ExponentialEvent, Ledger, ZCDPEvent
 from synthpriv.privacy.mechanisms import histogram_l1_sensitivity, histogram_l2_sensitivity
 from synthpriv.privacy.randomness import RandomSource
-from synthpriv.stage import PipelineState, Stage, StageOptions, StagePlan, register
+from synthpriv.stage import PipelineState, PlanContext, Stage, StageOptions, StagePlan, register
 
 
 class MarginalsOptions(StageOptions):
@@ -43,6 +44,11 @@ class MarginalsOptions(StageOptions):
     aim_rounds_per_attribute: int = Field(default=16, ge=1)
     aim_gaussian_fraction: float = Field(default=0.9, gt=0, lt=1)
     aim_round_iterations: int = Field(default=100, ge=1)
+    focus: list[str] = Field(
+        default_factory=list,
+        description="aim only: columns whose marginals matter most (e.g. a prediction target)",
+    )
+    focus_weight: float = Field(default=1.0, ge=1.0, description="aim only: their workload weight")
 
     @model_validator(mode="after")
     def _consistent(self) -> MarginalsOptions:
@@ -59,6 +65,15 @@ class MarginalsStage(Stage):
 
     name = "marginals"
     Options = MarginalsOptions
+
+    def __init__(self, options: dict, context: PlanContext, source: str) -> None:
+        super().__init__(options, context, source)
+        unknown = [c for c in self.options.focus if c not in context.domain]
+        if unknown:
+            raise ConfigError(
+                f"{source}: stage 'marginals' option focus names {unknown}, which are not columns "
+                f"of the schema. Name some of {list(context.domain.attributes)}."
+            )
 
     @property
     def sensitivity(self) -> Sensitivity:
@@ -117,6 +132,7 @@ class MarginalsStage(Stage):
                 options.aim_workload_degree, options.aim_rounds_per_attribute,
                 options.aim_gaussian_fraction, options.max_model_cells,
                 options.aim_round_iterations, options.iterations,
+                tuple(options.focus), options.focus_weight,
             )
             state.measurements, state.model = run_aim(
                 data, plan.rho, settings, self.sensitivity, source, ledger
