@@ -88,7 +88,7 @@ class EvaluationConfig(_Strict):
     anonymeter_attacks: int = Field(default=200, ge=10)
     holdout_fraction: float | None = Field(default=None, gt=0, lt=1)
     shadow: ShadowAttackConfig = Field(default_factory=ShadowAttackConfig)
-    seed: int = Field(default=0, ge=0)
+    attack_seed: int = Field(default=0, ge=0)  # target draws, bootstrap, shadow tables (not noise)
 
 
 class OutputConfig(_Strict):
