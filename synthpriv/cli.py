@@ -56,7 +56,27 @@ def command_run(args: argparse.Namespace) -> int:
         print("WARNING: seeded run — reproducible noise, NOT FOR RELEASE")
     print(f"synthetic data: {result.out_dir / 'synthetic.csv'}")
     print(f"manifest:       {result.out_dir / 'manifest.json'}")
+    if job.config.evaluation.enabled and not args.no_evaluation:
+        from synthpriv.evaluation.job import evaluate_job
+
+        started = time.perf_counter()
+        evaluation = evaluate_job(job, result)
+        print_evaluation(evaluation.report, evaluation.files, time.perf_counter() - started)
     return 0
+
+
+def print_evaluation(report: dict, files: dict[str, Path], seconds: float) -> None:
+    """The evaluation's headline figures; a bug signal goes to stderr as well, loudly."""
+    from synthpriv.evaluation.job import summary_lines
+
+    print(f"evaluation ({seconds:.1f} s; reads the real data: NOT part of the DP release, do not "
+          f"publish): {files['report.html']}")
+    for line in summary_lines(report):
+        print(f"  {line}")
+    verdict = report.get("privacy", {}).get("verdict", {})
+    if verdict.get("bug_signal"):
+        banner = "!" * 78
+        print(f"{banner}\n{verdict['message']}\n{banner}", file=sys.stderr)
 
 
 def command_schema_infer(args: argparse.Namespace) -> int:
@@ -83,6 +103,8 @@ def parser() -> argparse.ArgumentParser:
     budget_flags(run)
     run.add_argument("--out", type=Path, help="release folder (default: out/<job name>)")
     run.add_argument("--force", action="store_true", help="replace an existing release")
+    run.add_argument("--no-evaluation", action="store_true",
+                     help="skip the evaluation step (evaluation.enabled: false does the same)")
     run.set_defaults(handler=command_run)
 
     plan = commands.add_parser("plan", help="show the budget split and noise, without the data")

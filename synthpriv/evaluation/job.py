@@ -1,0 +1,79 @@
+"""The evaluation step of a job: after the release lands, evaluate it and write the report.
+
+Where: ``<release>.evaluation/`` beside the release folder (``out/adult.evaluation/`` for
+``out/adult/``), never inside it. The release folder holds only what is DP (synthetic.csv and its
+manifest) and can be shipped whole; the evaluation reads the real table and must stay with the
+data holder.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from synthpriv.config import Job
+from synthpriv.evaluation.evaluate import Claim, evaluate_tables
+from synthpriv.evaluation.report import write_report
+from synthpriv.evaluation.shadow import PipelineGenerator
+from synthpriv.runner import RunResult
+from synthpriv.table import read_table
+
+
+def evaluation_dir(release_dir: Path) -> Path:
+    """``<release>.evaluation`` beside the release folder."""
+    release_dir = Path(release_dir).resolve()
+    return release_dir.parent / f"{release_dir.name}.evaluation"
+
+
+@dataclass
+class Evaluation:
+    report: dict
+    folder: Path
+    files: dict[str, Path]
+
+
+def evaluate_job(job: Job, result: RunResult, *, progress: bool = True) -> Evaluation:
+    """Evaluate a job's release against its real table and holdout; write the report."""
+    holdout, source = None, None
+    if job.holdout_path is not None:
+        holdout, source = read_table(job.holdout_path, job.schema), "data.holdout"
+    elif result.held_back is not None:
+        holdout, source = result.held_back, "held back from the input"
+    guarantee = result.manifest["guarantee"]
+    claim = Claim(guarantee["epsilon"], guarantee["delta"], guarantee["neighbouring"], "ledger")
+    report = evaluate_tables(
+        result.real, result.synthetic, numeric_columns=job.schema.numeric_names,
+        settings=job.config.evaluation, holdout=holdout, holdout_source=source, claim=claim,
+        shadow_generator=PipelineGenerator(job), name=job.config.name, progress=progress,
+    )
+    folder = evaluation_dir(result.out_dir)
+    return Evaluation(report, folder, write_report(folder, report))
+
+
+def summary_lines(report: dict) -> list[str]:
+    """A few lines for the terminal: utility headline, attacks, the ε comparison."""
+    utility = report["utility"]
+    marginals = utility["marginals"]
+    tvd = ", ".join(f"{k} {marginals[k]['mean']:.3f}" for k in ("1-way", "2-way", "3-way") if k in marginals)
+    lines = [f"utility: mean TVD {tvd}; association difference {utility['association']['mean']:.3f}"]
+    efficacy = utility.get("ml_efficacy")
+    if efficacy and efficacy["task"] == "classification":
+        gb = efficacy["models"]["gradient_boosting"]
+        lines.append(f"utility: TSTR AUC {gb['tstr']['auc']:.3f} (trained on real: {gb['trtr']['auc']:.3f})")
+    if "sdv_quality" in utility:
+        lines.append(f"utility: SDMetrics quality score {utility['sdv_quality']['score']:.3f}")
+    privacy = report.get("privacy")
+    if privacy:
+        worst = privacy["release"]["worst_case"]
+        controls = "; ".join(
+            f"{name} {result['worst_case']['auc']:.3f}" for name, result in privacy["controls"].items()
+        )
+        lines.append(f"attacks on the release: worst AUC {worst['auc']:.3f} ({worst['auc_attack']})"
+                     + (f"; positive controls: {controls}" if controls else ""))
+        shadow = privacy.get("shadow", {}).get("generators")
+        if shadow:
+            lines.append("shadow attack AUC (pooled): " + "; ".join(
+                f"{name} {result['pooled']['auc']:.3f}" for name, result in shadow.items()))
+        lines.append(privacy["verdict"]["message"])
+    lines += [f"note: {note}" for note in report["notes"]]
+    return lines
