@@ -8,14 +8,17 @@ data holder.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from synthpriv.config import Job
+from synthpriv.config import EvaluationConfig, Job
+from synthpriv.errors import ConfigError
 from synthpriv.evaluation.evaluate import Claim, evaluate_tables
 from synthpriv.evaluation.report import write_report
 from synthpriv.evaluation.shadow import PipelineGenerator
 from synthpriv.runner import RunResult
+from synthpriv.schema import load_schema
 from synthpriv.table import read_table
 
 
@@ -77,3 +80,52 @@ def summary_lines(report: dict) -> list[str]:
         lines.append(privacy["verdict"]["message"])
     lines += [f"note: {note}" for note in report["notes"]]
     return lines
+
+
+def _manifest_claim(synthetic_path: Path) -> Claim | None:
+    """The claim of a synthpriv release, if ``synthetic_path`` sits beside its manifest.json."""
+    manifest = synthetic_path.parent / "manifest.json"
+    if not manifest.is_file():
+        return None
+    try:
+        guarantee = json.loads(manifest.read_text())["guarantee"]
+        return Claim(float(guarantee["epsilon"]), float(guarantee["delta"]),
+                     guarantee["neighbouring"], "manifest")
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def evaluate_files(
+    real: Path,
+    synthetic: Path,
+    schema: Path,
+    *,
+    holdout: Path | None = None,
+    target: str | None = None,
+    out: Path | None = None,
+    progress: bool = True,
+) -> Evaluation:
+    """Evaluate any synthetic CSV (from synthpriv or another tool) against the real CSV.
+
+    Both tables are read and checked with ``schema``. A synthpriv release's manifest beside the
+    synthetic CSV supplies the claimed ε to compare with; then the report goes to
+    ``<release>.evaluation`` beside it, otherwise to ``<synthetic stem>.evaluation`` in the current
+    folder, unless ``out`` says where.
+    """
+    table_schema = load_schema(schema)
+    if target is not None and target not in table_schema.names:
+        raise ConfigError(f"--target '{target}' is not a column of the schema {table_schema.names}.")
+    real_table = read_table(real, table_schema)
+    synthetic_table = read_table(synthetic, table_schema)
+    holdout_table = None if holdout is None else read_table(holdout, table_schema)
+    claim = _manifest_claim(Path(synthetic).resolve())
+    if out is None:
+        synthetic = Path(synthetic).resolve()
+        out = evaluation_dir(synthetic.parent) if claim else Path.cwd() / f"{synthetic.stem}.evaluation"
+    report = evaluate_tables(
+        real_table, synthetic_table, numeric_columns=table_schema.numeric_names,
+        settings=EvaluationConfig(target=target), holdout=holdout_table,
+        holdout_source=None if holdout is None else str(holdout), claim=claim,
+        name=Path(synthetic).name, progress=progress,
+    )
+    return Evaluation(report, Path(out).resolve(), write_report(Path(out), report))
