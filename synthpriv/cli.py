@@ -84,7 +84,8 @@ def command_evaluate(args: argparse.Namespace) -> int:
 
     started = time.perf_counter()
     evaluation = evaluate_files(
-        args.real, args.synthetic, args.schema, holdout=args.holdout, target=args.target, out=args.out
+        args.real, args.synthetic, args.schema, holdout=args.holdout, target=args.target,
+        out=args.out, controls=args.controls, anonymeter=not args.no_anonymeter,
     )
     print_evaluation(evaluation.report, evaluation.files, time.perf_counter() - started)
     return 0
@@ -149,6 +150,10 @@ def parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--schema", type=Path, required=True, help="schema YAML of the tables")
     evaluate.add_argument("--target", help="column to predict for train-synthetic/test-real")
     evaluate.add_argument("--out", type=Path, help="report folder (default: <synthetic>.evaluation)")
+    evaluate.add_argument("--controls", default="identity,gaussian_copula",
+                          help="positive controls to attack too: identity, gaussian_copula, ctgan "
+                          "(comma-separated; empty for none)")
+    evaluate.add_argument("--no-anonymeter", action="store_true", help="skip anonymeter's risks")
     evaluate.set_defaults(handler=command_evaluate)
 
     sweep = commands.add_parser("sweep", help="run and evaluate a job at several ε: trade-off plot")

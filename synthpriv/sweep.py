@@ -231,8 +231,9 @@ def tradeoff_figure(table: pd.DataFrame, name: str) -> bytes:
             colour = f"C{i}"
             grouped = values.groupby("epsilon")[metric].agg(["mean", "min", "max"])
             x = grouped.index.to_numpy(float)
-            spread = [grouped["mean"] - grouped["min"], grouped["max"] - grouped["mean"]]
-            ax.errorbar(x, grouped["mean"], yerr=spread, marker="o", capsize=3, color=colour,
+            mean = grouped["mean"].to_numpy()
+            spread = np.vstack([mean - grouped["min"].to_numpy(), grouped["max"].to_numpy() - mean])
+            ax.errorbar(x, mean, yerr=spread, marker="o", capsize=3, color=colour,
                         label=f"{metric} (synthpriv)")
             if metric in ref and ref[metric].notna().any():
                 ax.axhline(float(ref[metric].dropna().iloc[0]), color=colour, ls="--", lw=1,

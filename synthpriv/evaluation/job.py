@@ -12,6 +12,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from synthpriv.config import EvaluationConfig, Job
 from synthpriv.errors import ConfigError
 from synthpriv.evaluation.evaluate import Claim, evaluate_tables
@@ -95,6 +97,16 @@ def _manifest_claim(synthetic_path: Path) -> Claim | None:
         return None
 
 
+def _settings(target: str | None, controls: str, anonymeter: bool) -> EvaluationConfig:
+    names = [c.strip() for c in controls.split(",") if c.strip()]
+    try:
+        return EvaluationConfig(target=target, controls=names, anonymeter=anonymeter)
+    except ValidationError:
+        raise ConfigError(
+            f"--controls: expected names among identity, gaussian_copula, ctgan; found {names}."
+        ) from None
+
+
 def evaluate_files(
     real: Path,
     synthetic: Path,
@@ -103,6 +115,8 @@ def evaluate_files(
     holdout: Path | None = None,
     target: str | None = None,
     out: Path | None = None,
+    controls: str = "identity,gaussian_copula",
+    anonymeter: bool = True,
     progress: bool = True,
 ) -> Evaluation:
     """Evaluate any synthetic CSV (from synthpriv or another tool) against the real CSV.
@@ -112,6 +126,7 @@ def evaluate_files(
     ``<release>.evaluation`` beside it, otherwise to ``<synthetic stem>.evaluation`` in the current
     folder, unless ``out`` says where.
     """
+    settings = _settings(target, controls, anonymeter)
     table_schema = load_schema(schema)
     if target is not None and target not in table_schema.names:
         raise ConfigError(f"--target '{target}' is not a column of the schema {table_schema.names}.")
@@ -124,7 +139,7 @@ def evaluate_files(
         out = evaluation_dir(synthetic.parent) if claim else Path.cwd() / f"{synthetic.stem}.evaluation"
     report = evaluate_tables(
         real_table, synthetic_table, numeric_columns=table_schema.numeric_names,
-        settings=EvaluationConfig(target=target), holdout=holdout_table,
+        settings=settings, holdout=holdout_table,
         holdout_source=None if holdout is None else str(holdout), claim=claim,
         name=Path(synthetic).name, progress=progress,
     )
