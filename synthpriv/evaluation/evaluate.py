@@ -124,16 +124,23 @@ def evaluate_privacy(
     }
     if settings.anonymeter:
         start = time.perf_counter()
-        privacy["anonymeter"] = anonymeter_risks(
-            real, synthetic, holdout, n_attacks=settings.anonymeter_attacks,
-            seed=settings.attack_seed, secret=settings.target,
-        )
+        try:
+            privacy["anonymeter"] = anonymeter_risks(
+                real, synthetic, holdout, n_attacks=settings.anonymeter_attacks,
+                seed=settings.attack_seed, secret=settings.target,
+            )
+        except Exception as error:  # a third-party evaluator must not sink the report
+            privacy["anonymeter"] = {"available": False, "reason": f"anonymeter failed: {error!r}"}
         privacy["anonymeter"]["seconds"] = time.perf_counter() - start
-    controls = {}
+    controls: dict[str, dict] = {}
     makers = control_generators()
     for name in settings.controls:
         start = time.perf_counter()
-        fake = makers[name](real, list(numeric_columns), settings.attack_seed)
+        try:
+            fake = makers[name](real, list(numeric_columns), settings.attack_seed)
+        except Exception as error:  # e.g. SDV refusing a table: report it, attack the rest
+            controls[name] = {"failed": f"{type(error).__name__}: {error}"}
+            continue
         generated = time.perf_counter() - start
         controls[name] = _attack_suite(real, holdout, fake, numeric_columns, settings, delta)
         controls[name]["generator_seconds"] = generated

@@ -71,7 +71,8 @@ def summary_lines(report: dict) -> list[str]:
     if privacy:
         worst = privacy["release"]["worst_case"]
         controls = "; ".join(
-            f"{name} {result['worst_case']['auc']:.3f}" for name, result in privacy["controls"].items()
+            f"{name} {result['worst_case']['auc']:.3f}" if "failed" not in result else f"{name} failed"
+            for name, result in privacy["controls"].items()
         )
         lines.append(f"attacks on the release: worst AUC {worst['auc']:.3f} ({worst['auc_attack']})"
                      + (f"; positive controls: {controls}" if controls else ""))

@@ -80,7 +80,8 @@ def roc_curves(privacy: dict) -> list[tuple[str, dict, str]]:
     """(label, attack metrics, line style) of every ROC curve the report shows."""
     curves = [(f"release: {name}", m, "-") for name, m in privacy["release"]["attacks"].items()]
     for control, result in privacy.get("controls", {}).items():
-        curves += [(f"{control} (control): {name}", m, "--") for name, m in result["attacks"].items()]
+        attacks = result.get("attacks", {})  # none when the control failed
+        curves += [(f"{control} (control): {name}", m, "--") for name, m in attacks.items()]
     for generator, result in privacy.get("shadow", {}).get("generators", {}).items():
         curves.append((f"shadow attack on {generator} (pooled)", result["pooled"], ":"))
     return curves

@@ -161,7 +161,10 @@ def _attacks_section(privacy: dict) -> Section:
     )
     rows = _attack_rows("release", release["attacks"])
     for name, result in privacy.get("controls", {}).items():
-        rows += _attack_rows(f"{name} (control)", result["attacks"])
+        if "failed" in result:
+            rows.append([f"{name} (control)", f"failed: {result['failed']}"] + [""] * 6)
+        else:
+            rows += _attack_rows(f"{name} (control)", result["attacks"])
     section.table(*(ATTACK_HEADER, rows))
     section.image("roc.png", "ROC curves (linear and log-log)")
     return section

@@ -118,3 +118,17 @@ def test_evaluate_command_errors_are_one_clear_line(tmp_path, capsys, change, me
         change = [change[0], str(tmp_path / change[1])]
     assert main(args + change) == 2
     assert message in capsys.readouterr().err
+
+
+def test_opt_in_shadow_attack_reaches_the_report(tmp_path):
+    shadow = {"enabled": True, "shadow_tables": 8, "vulnerable_targets": 1, "random_targets": 0,
+              "records": 50}
+    config = write_tiny_job(tmp_path, evaluation={**FAST, "controls": [], "shadow": shadow})
+    assert main(["run", str(config)]) == 0
+    folder = tmp_path / "out" / "tiny.evaluation"
+    report = json.loads((folder / "report.json").read_text())
+    result = report["privacy"]["shadow"]
+    assert set(result["generators"]) == {"pipeline", "identity"}
+    assert result["test_tables"] == 4 and result["records_per_table"] == 50
+    assert "shadow/pipeline" in report["privacy"]["verdict"]["bounds"]
+    assert "## Shadow-model attack" in (folder / "report.md").read_text()
