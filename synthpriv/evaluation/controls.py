@@ -30,8 +30,9 @@ def _sdv_synthesizer(kind: str, columns: Sequence[str], numeric_columns: Sequenc
         {"tables": {"table": sdv_metadata(list(columns), numeric_columns)}}
     )
     if kind == "gaussian_copula":
-        # 'norm' marginals: seconds on Adult, where the default 'beta' fit takes ~4x longer.
-        return GaussianCopulaSynthesizer(metadata, default_distribution="norm")
+        # SDV's defaults (beta marginals): ~5 s on Adult. 'norm' is 2x faster but distorts the
+        # categorical columns (mean 1-way TVD on Adult 0.20 against 0.16).
+        return GaussianCopulaSynthesizer(metadata)
     import torch
 
     torch.manual_seed(seed)
