@@ -60,7 +60,7 @@ def associations_figure(association: dict) -> bytes:
     names, real = _matrix(association["real"])
     _, synth = _matrix(association["synthetic"])
     _, diff = _matrix(association["matrix"])
-    figure, axes = plt.subplots(1, 3, figsize=(18, 6))
+    figure, axes = plt.subplots(1, 3, figsize=(20, 6.5), layout="constrained")
     panels = (
         ("real", real, "coolwarm", -1, 1),
         ("synthetic", synth, "coolwarm", -1, 1),
