@@ -1,4 +1,4 @@
-"""The `synthpriv` command: run | plan | schema infer."""
+"""The `synthpriv` command: run | plan | evaluate | sweep | schema infer."""
 
 from __future__ import annotations
 
@@ -56,7 +56,57 @@ def command_run(args: argparse.Namespace) -> int:
         print("WARNING: seeded run — reproducible noise, NOT FOR RELEASE")
     print(f"synthetic data: {result.out_dir / 'synthetic.csv'}")
     print(f"manifest:       {result.out_dir / 'manifest.json'}")
+    if job.config.evaluation.enabled and not args.no_evaluation:
+        from synthpriv.evaluation.job import evaluate_job
+
+        started = time.perf_counter()
+        evaluation = evaluate_job(job, result)
+        print_evaluation(evaluation.report, evaluation.files, time.perf_counter() - started)
     return 0
+
+
+def print_evaluation(report: dict, files: dict[str, Path], seconds: float) -> None:
+    """The evaluation's headline figures; a bug signal goes to stderr as well, loudly."""
+    from synthpriv.evaluation.job import summary_lines
+
+    print(f"evaluation ({seconds:.1f} s; reads the real data: NOT part of the DP release, do not "
+          f"publish): {files['report.html']}")
+    for line in summary_lines(report):
+        print(f"  {line}")
+    verdict = report.get("privacy", {}).get("verdict", {})
+    if verdict.get("bug_signal"):
+        banner = "!" * 78
+        print(f"{banner}\n{verdict['message']}\n{banner}", file=sys.stderr)
+
+
+def command_evaluate(args: argparse.Namespace) -> int:
+    from synthpriv.evaluation.job import evaluate_files
+
+    started = time.perf_counter()
+    evaluation = evaluate_files(
+        args.real, args.synthetic, args.schema, holdout=args.holdout, target=args.target,
+        out=args.out, controls=args.controls, anonymeter=not args.no_anonymeter,
+    )
+    print_evaluation(evaluation.report, evaluation.files, time.perf_counter() - started)
+    return 0
+
+
+def command_sweep(args: argparse.Namespace) -> int:
+    from synthpriv.sweep import parse_epsilons, run_sweep
+
+    epsilons = parse_epsilons(args.epsilons)
+    job = load_job(args.config)
+    out = args.out or Path.cwd() / "out" / f"{job.config.name}.sweep"
+    started = time.perf_counter()
+    result = run_sweep(job, epsilons, args.repeats, out, reference=not args.no_reference)
+    print(f"sweep: {len(result.rows)} runs in {time.perf_counter() - started:.1f} s "
+          "(reads the real data: NOT part of any DP release)")
+    for name, path in result.files.items():
+        print(f"  {name}: {path}")
+    for row in result.failures:
+        print(f"FAILED: {row['method']} ε = {row['epsilon']}, repeat {row['repeat']}: {row['error']}",
+              file=sys.stderr)
+    return 1 if result.failures else 0
 
 
 def command_schema_infer(args: argparse.Namespace) -> int:
@@ -83,11 +133,37 @@ def parser() -> argparse.ArgumentParser:
     budget_flags(run)
     run.add_argument("--out", type=Path, help="release folder (default: out/<job name>)")
     run.add_argument("--force", action="store_true", help="replace an existing release")
+    run.add_argument("--no-evaluation", action="store_true",
+                     help="skip the evaluation step (evaluation.enabled: false does the same)")
     run.set_defaults(handler=command_run)
 
     plan = commands.add_parser("plan", help="show the budget split and noise, without the data")
     budget_flags(plan)
     plan.set_defaults(handler=command_plan)
+
+    evaluate = commands.add_parser(
+        "evaluate", help="evaluate any synthetic CSV against the real one (NOT private output)"
+    )
+    evaluate.add_argument("--real", type=Path, required=True, help="the real (training) table")
+    evaluate.add_argument("--synthetic", type=Path, required=True, help="the synthetic table")
+    evaluate.add_argument("--holdout", type=Path, help="real rows not used for training (non-members)")
+    evaluate.add_argument("--schema", type=Path, required=True, help="schema YAML of the tables")
+    evaluate.add_argument("--target", help="column to predict for train-synthetic/test-real")
+    evaluate.add_argument("--out", type=Path, help="report folder (default: <synthetic>.evaluation)")
+    evaluate.add_argument("--controls", default="identity,gaussian_copula",
+                          help="positive controls to attack too: identity, gaussian_copula, ctgan "
+                          "(comma-separated; empty for none)")
+    evaluate.add_argument("--no-anonymeter", action="store_true", help="skip anonymeter's risks")
+    evaluate.set_defaults(handler=command_evaluate)
+
+    sweep = commands.add_parser("sweep", help="run and evaluate a job at several ε: trade-off plot")
+    sweep.add_argument("config", type=Path, help="job config (YAML)")
+    sweep.add_argument("--epsilons", default="0.1,0.3,1,3,10", help="comma-separated ε values")
+    sweep.add_argument("--repeats", type=int, default=1, help="runs per ε, each with fresh noise")
+    sweep.add_argument("--out", type=Path, help="folder for tradeoff.csv/png (default: out/<job>.sweep)")
+    sweep.add_argument("--no-reference", action="store_true",
+                       help="skip the non-DP reference (SDV GaussianCopula)")
+    sweep.set_defaults(handler=command_sweep)
 
     schema = commands.add_parser("schema", help="schema tools")
     schema_commands = schema.add_subparsers(dest="schema_command", required=True)

@@ -48,13 +48,47 @@ class PipelineConfig(_Strict):
     records: int | None = Field(default=None, ge=1)
 
 
+class ShadowAttackConfig(_Strict):
+    """The shadow-model attack (opt-in): its cost is ``shadow_tables`` runs of the pipeline.
+
+    Each shadow table holds ``records`` rows drawn from the real training table minus the
+    targets, and each target is put in (or, under replace_one, swapped in) with probability ½;
+    half the tables train the attack's classifiers, the other half (fresh) measure them.
+    """
+
+    enabled: bool = False
+    shadow_tables: int = Field(default=200, ge=8)
+    vulnerable_targets: int = Field(default=3, ge=0)
+    random_targets: int = Field(default=2, ge=0)
+    records: int = Field(default=1000, ge=10)
+    workers: int = Field(default=1, ge=1)
+    identity_control: bool = True
+
+
+Control = Literal["identity", "gaussian_copula", "ctgan"]
+
+
 class EvaluationConfig(_Strict):
-    """What to evaluate after the release (reads the real data: not part of the DP release)."""
+    """What to evaluate after the release (reads the real data: not part of the DP release).
+
+    Attacks use the training rows as members and the holdout as non-members; ``holdout_fraction``
+    holds back that share of the input (before fitting) when the config names no holdout.
+    ``controls`` are generators the same attacks run against (identity = the training rows;
+    gaussian_copula = SDV's non-DP copula; ctgan = SDV's CTGAN, slow: opt-in).
+    """
 
     enabled: bool = True
     target: str | None = None
     attacks: bool = True
     quality_report: bool = True
+    attack_targets: int = Field(default=1000, ge=2)
+    bootstrap: int = Field(default=200, ge=0)
+    controls: list[Control] = Field(default_factory=lambda: ["identity", "gaussian_copula"])
+    anonymeter: bool = True
+    anonymeter_attacks: int = Field(default=200, ge=10)
+    holdout_fraction: float | None = Field(default=None, gt=0, lt=1)
+    shadow: ShadowAttackConfig = Field(default_factory=ShadowAttackConfig)
+    attack_seed: int = Field(default=0, ge=0)  # target draws, bootstrap, shadow tables (not noise)
 
 
 class OutputConfig(_Strict):

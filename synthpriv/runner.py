@@ -8,17 +8,18 @@ from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from synthpriv.config import Job
 from synthpriv.encoding import TableEncoder
-from synthpriv.errors import BudgetError
+from synthpriv.errors import BudgetError, DataError
 from synthpriv.pipeline import plan_job, run_stages
 from synthpriv.privacy.accountant import Ledger
 from synthpriv.privacy.plan import Plan
 from synthpriv.privacy.randomness import RandomSource
 from synthpriv.release import check_target, release_lock, write_release
-from synthpriv.stage import PipelineState
+from synthpriv.stage import PipelineState, Stage
 from synthpriv.table import read_table
 
 VERSIONED_PACKAGES = ("synthpriv", "numpy", "pandas", "dp-accounting", "torch", "opacus", "sdv")
@@ -38,6 +39,7 @@ class RunResult:
     synthetic: pd.DataFrame
     manifest: dict
     real: pd.DataFrame
+    held_back: pd.DataFrame | None = None  # rows kept from the generator for evaluation only
 
 
 def package_versions() -> dict[str, str]:
@@ -98,26 +100,76 @@ def build_manifest(
     }
 
 
+@dataclass
+class Synthesis:
+    """What one run of the stages produced (nothing written yet)."""
+
+    plan: Plan
+    ledger: Ledger
+    state: PipelineState
+    synthetic: pd.DataFrame
+
+
+def synthesise(
+    job: Job,
+    real: pd.DataFrame,
+    source: RandomSource,
+    planned: tuple[Plan, list[tuple[Stage, float]]] | None = None,
+) -> Synthesis:
+    """Run the job's stages on ``real`` (already read and checked) with one Ledger; no release.
+
+    ``planned`` = ``plan_job(job)`` when the caller runs the same job many times (stages are
+    stateless; planning calibrates noise and takes about a second). The evaluation's shadow-model
+    attack and the sweep re-run the same pipeline through this.
+    """
+    plan, stages = plan_job(job) if planned is None else planned
+    encoder = TableEncoder(job.schema)
+    state = PipelineState(
+        context=stages[0][0].context, encoder=encoder, data=encoder.encode(real),
+        requested_records=job.config.pipeline.records,
+    )
+    ledger = run_stages(stages, plan, state, source)
+    return Synthesis(plan, ledger, state, state.synthetic[list(real.columns)])
+
+
+def job_source(job: Job) -> RandomSource:
+    """Secure noise, or seeded noise (NOT FOR RELEASE) when the config sets a seed."""
+    seed = job.config.seed
+    return RandomSource.secure() if seed is None else RandomSource.seeded(seed)
+
+
+def hold_back(job: Job, real: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """Split off ``evaluation.holdout_fraction`` of the rows when the config names no holdout
+    file, so the attacks have real non-members; the generator never sees them. The split is
+    data-independent, so the release stays (ε, δ)-DP with respect to the whole input table."""
+    evaluation = job.config.evaluation
+    fraction = evaluation.holdout_fraction
+    if fraction is None or not evaluation.enabled or job.config.data.holdout is not None:
+        return real, None
+    order = np.random.default_rng(job.config.seed).permutation(len(real))
+    cut = int(round(fraction * len(real)))
+    if cut < 2 or len(real) - cut < 2:
+        raise DataError(
+            f"evaluation.holdout_fraction = {fraction:g} of {len(real)} rows leaves fewer than two "
+            "rows on one side. Choose a fraction that keeps both parts at two rows or more."
+        )
+    keep, held = np.sort(order[cut:]), np.sort(order[:cut])
+    return real.iloc[keep].reset_index(drop=True), real.iloc[held].reset_index(drop=True)
+
+
 def run_job(
     job: Job, *, out: Path | None = None, force: bool = False, source: RandomSource | None = None
 ) -> RunResult:
     """Plan, read, synthesise and release one job. Nothing is written unless all succeeds."""
     out_dir = job.output_dir(out)
     check_target(out_dir, force)
-    plan, stages = plan_job(job)
+    planned = plan_job(job)  # fails on a bad plan before any data is read
     real = read_table(job.data_path, job.schema)
     check_delta(job, len(real))
-    encoder = TableEncoder(job.schema)
-    if source is None:
-        seed = job.config.seed
-        source = RandomSource.secure() if seed is None else RandomSource.seeded(seed)
-    state = PipelineState(
-        context=stages[0][0].context, encoder=encoder, data=encoder.encode(real),
-        requested_records=job.config.pipeline.records,
-    )
-    ledger = run_stages(stages, plan, state, source)
-    synthetic = state.synthetic[list(real.columns)]
-    manifest = build_manifest(job, plan, ledger, state, source)
+    real, held_back = hold_back(job, real)
+    source = job_source(job) if source is None else source
+    run = synthesise(job, real, source, planned)
+    manifest = build_manifest(job, run.plan, run.ledger, run.state, source)
     with release_lock(out_dir):
-        write_release(out_dir, synthetic, manifest, force)
-    return RunResult(out_dir, ledger, plan, synthetic, manifest, real)
+        write_release(out_dir, run.synthetic, manifest, force)
+    return RunResult(out_dir, run.ledger, run.plan, run.synthetic, manifest, real, held_back)

@@ -242,6 +242,7 @@ def attack_metrics(
     fprs: Sequence[float] = (0.1, 0.01, 0.001),
     bootstrap: int = 200,
     seed: int = 0,
+    alpha: float = 0.05,
 ) -> dict:
     """AUC, TPR at each FPR, membership advantage (max TPR - FPR), bootstrap 95% CIs of AUC and
     TPRs, ROC curve points (downsampled to ≤ 200 points, for plotting), and the empirical ε lower
@@ -249,6 +250,8 @@ def attack_metrics(
 
     TPR at an FPR below 1/n_non_members can only be measured as 'no false positive at all'; the
     result carries ``min_resolvable_fpr`` so a reader can tell. ``bootstrap=0`` skips the CIs.
+    ``alpha`` is the one-sided level of the ε bound's Clopper–Pearson bounds (lower it, e.g.
+    Bonferroni, when taking the worst case over many targets).
     """
     s_in = _finite_scores(scores_members, "scores_members")
     s_out = _finite_scores(scores_non_members, "scores_non_members")
@@ -273,5 +276,5 @@ def attack_metrics(
         "min_resolvable_fpr": 1.0 / s_out.size,
         "advantage": float(np.max(tpr - fpr)),
         "roc": {"fpr": roc_fpr.tolist(), "tpr": roc_tpr.tolist()},
-        "empirical_epsilon": empirical_epsilon(s_in, s_out, delta, rng=rng),
+        "empirical_epsilon": empirical_epsilon(s_in, s_out, delta, alpha=alpha, rng=rng),
     }

@@ -16,8 +16,9 @@ Attacks here:
 * ``anonymeter_risks``: singling-out, linkability and inference risks from ``anonymeter``
   (Giomi et al. 2023), the GDPR-oriented view.
 
-Attacks that re-run the generator on shadow datasets (``"rerun"``) are not implemented here; the
-cheap attacks give a lower bound on what an attacker can do, never an upper bound.
+The attack that re-runs the generator on shadow datasets (``"rerun"``) is in
+:mod:`synthpriv.evaluation.shadow`. Every attack gives a lower bound on what an attacker can do,
+never an upper bound.
 """
 
 from __future__ import annotations

@@ -231,19 +231,22 @@ def association_difference(
 ) -> dict[str, Any]:
     """|association(real) - association(synthetic)| per pair, with its mean and max over pairs.
 
-    Returns the difference matrix as a DataFrame under "matrix" (not JSON-ready; see
-    ``evaluate_utility`` for the serialised form), the mean/max over the off-diagonal pairs and
+    Returns the difference matrix as a DataFrame under "matrix" and both tables' matrices under
+    "real" and "synthetic" (not JSON-ready; see ``evaluate_utility`` for the serialised form), the
+    mean/max over the off-diagonal pairs and
     the ``n_worst`` pairs that differ most.
     """
     synthetic = _aligned(real, synthetic)
-    difference = (
-        association_matrix(real, numeric_columns) - association_matrix(synthetic, numeric_columns)
-    ).abs()
+    real_matrix = association_matrix(real, numeric_columns)
+    synthetic_matrix = association_matrix(synthetic, numeric_columns)
+    difference = (real_matrix - synthetic_matrix).abs()
     pairs = [(a, b, float(difference.loc[a, b])) for a, b in combinations(difference.columns, 2)]
     pairs.sort(key=lambda pair: -pair[2])
     values = np.array([value for _, _, value in pairs]) if pairs else np.zeros(1)
     return {
         "matrix": difference,
+        "real": real_matrix,
+        "synthetic": synthetic_matrix,
         "mean": float(values.mean()),
         "max": float(values.max()),
         "worst": [{"columns": [a, b], "difference": value} for a, b, value in pairs[:n_worst]],
@@ -595,7 +598,8 @@ def evaluate_utility(
             seed=seed,
         )
     association = association_difference(real, synthetic, numeric_columns)
-    association["matrix"] = _matrix_to_dict(association["matrix"])
+    for key in ("matrix", "real", "synthetic"):
+        association[key] = _matrix_to_dict(association[key])
     result: dict[str, Any] = {
         "rows_real": len(real),
         "rows_synthetic": len(synthetic),

@@ -1,0 +1,263 @@
+"""Evaluate one synthetic table against the real one: utility, attacks, controls, verdict.
+
+Every figure goes into one JSON-serialisable dict (the report's ``report.json``). NOT
+differentially private: it reads the real training table and the holdout directly, so it is never
+part of a release (see ``synthpriv.evaluation.job`` for where it is written).
+
+The verdict compares the worst empirical ε lower bound over the attacks with the ε the ledger
+claims. An empirical bound above the claim is impossible for a correct mechanism (up to the
+2α failure probability of the bound) and is reported as a bug signal.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from synthpriv.config import EvaluationConfig
+from synthpriv.evaluation.attacks import anonymeter_risks, run_membership_attacks
+from synthpriv.evaluation.controls import control_generators
+from synthpriv.evaluation.discretize import Discretizer
+from synthpriv.evaluation.shadow import Generator, IdentityGenerator, shadow_attack
+from synthpriv.evaluation.utility import evaluate_utility, marginal_tvd
+
+NOTICE = (
+    "This evaluation reads the real training table and the holdout. It is NOT differentially "
+    "private and NOT part of the DP release: keep it with the data holder, never publish it "
+    "with the synthetic data."
+)
+DEFAULT_DELTA = 1e-5
+N_SHOWN_COLUMNS = 3
+
+
+@dataclass(frozen=True)
+class Claim:
+    """The (ε, δ) a release claims (the ledger's, or a manifest's)."""
+
+    epsilon: float
+    delta: float
+    neighbouring: str = "add_remove"
+    source: str = "ledger"
+
+
+def _bin_labels(discretizer: Discretizer, column: str) -> list[str]:
+    """A readable label for every code of ``column``."""
+    if column in discretizer.edges:
+        edges = [f"{e:.3g}" for e in discretizer.edges[column]]
+        if not edges:
+            return ["all", "missing"]
+        inner = [f"[{a}, {b})" for a, b in zip(edges, edges[1:], strict=False)]
+        return [f"< {edges[0]}", *inner, f"≥ {edges[-1]}", "missing"]
+    return [*discretizer.categories[column], "missing", "unseen"]
+
+
+def column_fidelity(
+    real: pd.DataFrame, synthetic: pd.DataFrame, numeric_columns: Sequence[str], bins: int = 16
+) -> dict[str, Any]:
+    """1-way TVD of every column (worst first), and the real vs synthetic distributions of the
+    ``N_SHOWN_COLUMNS`` least and most faithful columns, for plotting."""
+    discretizer = Discretizer.fit(real, numeric_columns, bins)
+    real_codes = discretizer.transform(real)
+    synth_codes = discretizer.transform(synthetic[list(real.columns)])
+    one_way = marginal_tvd(
+        real_codes, synth_codes, 1, sizes=discretizer.sizes, columns=discretizer.columns,
+        n_worst=len(discretizer.columns),
+    )
+    ranked = [{"column": w["columns"][0], "tvd": w["tvd"]} for w in one_way["worst"]]
+    shown = ranked[:N_SHOWN_COLUMNS] + [
+        c for c in ranked[-N_SHOWN_COLUMNS:] if c not in ranked[:N_SHOWN_COLUMNS]
+    ]
+    distributions = []
+    for entry in shown:
+        j = discretizer.columns.index(entry["column"])
+        size = discretizer.sizes[j]
+        real_p = np.bincount(real_codes[:, j], minlength=size) / len(real_codes)
+        synth_p = np.bincount(synth_codes[:, j], minlength=size) / len(synth_codes)
+        keep = (real_p > 0) | (synth_p > 0)
+        labels = np.array(_bin_labels(discretizer, entry["column"]), dtype=object)
+        distributions.append({
+            **entry,
+            "faithful": "least" if entry in ranked[:N_SHOWN_COLUMNS] else "most",
+            "labels": labels[keep].tolist(),
+            "real": real_p[keep].tolist(),
+            "synthetic": synth_p[keep].tolist(),
+        })
+    return {"columns": ranked, "distributions": distributions}
+
+
+def _attack_suite(
+    members: pd.DataFrame, non_members: pd.DataFrame, synthetic: pd.DataFrame,
+    numeric_columns: Sequence[str], settings: EvaluationConfig, delta: float,
+) -> dict:
+    start = time.perf_counter()
+    result = run_membership_attacks(
+        members, non_members, synthetic, None, numeric_columns=numeric_columns, delta=delta,
+        seed=settings.attack_seed, n_targets=settings.attack_targets, bootstrap=settings.bootstrap,
+    )
+    result["seconds"] = time.perf_counter() - start
+    return result
+
+
+def evaluate_privacy(
+    real: pd.DataFrame,
+    synthetic: pd.DataFrame,
+    holdout: pd.DataFrame,
+    *,
+    numeric_columns: Sequence[str],
+    settings: EvaluationConfig,
+    claim: Claim | None,
+    shadow_generator: Generator | None = None,
+    progress: bool = True,
+) -> dict:
+    """Membership attacks on the release, the same attacks on the positive controls, anonymeter
+    risks and (opt-in) the shadow-model attack. Members = ``real``, non-members = ``holdout``."""
+    delta = claim.delta if claim is not None else DEFAULT_DELTA
+    privacy: dict[str, Any] = {
+        "members": "training rows", "non_members": "holdout rows", "delta": delta,
+        "release": _attack_suite(real, holdout, synthetic, numeric_columns, settings, delta),
+    }
+    if settings.anonymeter:
+        start = time.perf_counter()
+        try:
+            privacy["anonymeter"] = anonymeter_risks(
+                real, synthetic, holdout, n_attacks=settings.anonymeter_attacks,
+                seed=settings.attack_seed, secret=settings.target,
+            )
+        except Exception as error:  # a third-party evaluator must not sink the report
+            privacy["anonymeter"] = {"available": False, "reason": f"anonymeter failed: {error!r}"}
+        privacy["anonymeter"]["seconds"] = time.perf_counter() - start
+    controls: dict[str, dict] = {}
+    makers = control_generators()
+    for name in settings.controls:
+        start = time.perf_counter()
+        try:
+            fake = makers[name](real, list(numeric_columns), settings.attack_seed)
+        except Exception as error:  # e.g. SDV refusing a table: report it, attack the rest
+            controls[name] = {"failed": f"{type(error).__name__}: {error}"}
+            continue
+        generated = time.perf_counter() - start
+        controls[name] = _attack_suite(real, holdout, fake, numeric_columns, settings, delta)
+        controls[name]["generator_seconds"] = generated
+    privacy["controls"] = controls
+    shadow = settings.shadow
+    if shadow.enabled:
+        if shadow_generator is None:
+            privacy["shadow"] = {"skipped": "the shadow attack re-runs a pipeline; none was given "
+                                 "(external synthetic data)"}
+        else:
+            generators: dict[str, Generator] = {"pipeline": shadow_generator}
+            if shadow.identity_control:
+                generators["identity"] = IdentityGenerator()
+            privacy["shadow"] = shadow_attack(
+                real, generators, numeric_columns=numeric_columns,
+                neighbouring=claim.neighbouring if claim else "add_remove",  # type: ignore[arg-type]
+                delta=delta, shadow_tables=shadow.shadow_tables,
+                vulnerable_targets=shadow.vulnerable_targets, random_targets=shadow.random_targets,
+                records=shadow.records, workers=shadow.workers, seed=settings.attack_seed,
+                bootstrap=settings.bootstrap, progress=progress,
+            )
+    privacy["verdict"] = verdict(privacy, claim)
+    return privacy
+
+
+def verdict(privacy: dict, claim: Claim | None) -> dict:
+    """Worst empirical ε lower bound over the attacks on the release (and the shadow attack on the
+    pipeline), next to the claimed ε; ``bug_signal`` when the bound exceeds the claim."""
+    bounds = {
+        f"release/{name}": metrics["empirical_epsilon"]["eps_lower_bound"]
+        for name, metrics in privacy["release"]["attacks"].items()
+    }
+    pipeline = privacy.get("shadow", {}).get("generators", {}).get("pipeline")
+    if pipeline is not None:
+        bounds["shadow/pipeline"] = pipeline["worst_case"]["eps_lower_bound"]
+    worst_attack = max(bounds, key=bounds.get)
+    worst = bounds[worst_attack]
+    result: dict[str, Any] = {
+        "eps_lower_bound": worst, "attack": worst_attack, "bounds": bounds,
+        "claimed_epsilon": None if claim is None else claim.epsilon,
+        "claim": None if claim is None else asdict(claim),
+        "bug_signal": bool(claim is not None and worst > claim.epsilon),
+    }
+    if claim is None:
+        result["message"] = (
+            f"empirical ε lower bound {worst:.3f} ({worst_attack}); no claimed ε to compare with."
+        )
+    elif result["bug_signal"]:
+        result["message"] = (
+            f"BUG SIGNAL: the attacks certify ε ≥ {worst:.3f} ({worst_attack}), above the claimed "
+            f"ε = {claim.epsilon:.4g}. A correct DP mechanism makes this fail with probability "
+            "≤ 10%: check the mechanism, the sensitivity and the ledger before releasing."
+        )
+    else:
+        result["message"] = (
+            f"empirical ε lower bound {worst:.3f} ({worst_attack}) ≤ claimed ε = "
+            f"{claim.epsilon:.4g}: consistent (attacks give lower bounds, never proofs of privacy)."
+        )
+    return result
+
+
+def evaluate_tables(
+    real: pd.DataFrame,
+    synthetic: pd.DataFrame,
+    *,
+    numeric_columns: Sequence[str],
+    settings: EvaluationConfig,
+    holdout: pd.DataFrame | None = None,
+    holdout_source: str | None = None,
+    claim: Claim | None = None,
+    shadow_generator: Generator | None = None,
+    name: str = "synthetic",
+    progress: bool = True,
+) -> dict:
+    """The whole evaluation as one JSON-serialisable dict (see the module docstring)."""
+    started = time.perf_counter()
+    synthetic = synthetic[list(real.columns)]
+    report: dict[str, Any] = {
+        "synthpriv_evaluation": 1,
+        "name": name,
+        "created_utc": datetime.now(UTC).isoformat(timespec="seconds"),
+        "notice": NOTICE,
+        "differentially_private": False,
+        "claim": None if claim is None else asdict(claim),
+        "data": {
+            "rows_real": len(real), "rows_synthetic": len(synthetic),
+            "rows_holdout": None if holdout is None else len(holdout),
+            "holdout_source": holdout_source, "numeric_columns": list(numeric_columns),
+        },
+        "settings": settings.model_dump(mode="json"),
+        "notes": [],
+    }
+    start = time.perf_counter()
+    report["utility"] = evaluate_utility(
+        real, synthetic, numeric_columns=numeric_columns, target=settings.target,
+        holdout=holdout, quality_report=settings.quality_report, seed=settings.attack_seed,
+    )
+    report["column_fidelity"] = column_fidelity(real, synthetic, numeric_columns)
+    report["utility"]["seconds"] = time.perf_counter() - start
+    if settings.target is not None and holdout is None:
+        report["notes"].append("no holdout: machine-learning efficacy (TSTR) was skipped")
+    if not settings.attacks:
+        report["notes"].append("attacks disabled in the config (evaluation.attacks: false)")
+    elif holdout is None or len(holdout) < 4:
+        report["notes"].append(
+            "no holdout: membership attacks need real non-members. Name data.holdout, or set "
+            "evaluation.holdout_fraction to hold back part of the input from the generator."
+        )
+    else:
+        report["privacy"] = evaluate_privacy(
+            real, synthetic, holdout, numeric_columns=numeric_columns, settings=settings,
+            claim=claim, shadow_generator=shadow_generator, progress=progress,
+        )
+    if holdout_source == "held back from the input":
+        report["notes"].append(
+            "the holdout is a random share of the input held back from the generator "
+            "(evaluation.holdout_fraction): the release was fitted without those rows"
+        )
+    report["seconds"] = time.perf_counter() - started
+    return report

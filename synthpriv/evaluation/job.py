@@ -1,0 +1,147 @@
+"""The evaluation step of a job: after the release lands, evaluate it and write the report.
+
+Where: ``<release>.evaluation/`` beside the release folder (``out/adult.evaluation/`` for
+``out/adult/``), never inside it. The release folder holds only what is DP (synthetic.csv and its
+manifest) and can be shipped whole; the evaluation reads the real table and must stay with the
+data holder.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from synthpriv.config import EvaluationConfig, Job
+from synthpriv.errors import ConfigError
+from synthpriv.evaluation.evaluate import Claim, evaluate_tables
+from synthpriv.evaluation.report import write_report
+from synthpriv.evaluation.shadow import PipelineGenerator
+from synthpriv.runner import RunResult
+from synthpriv.schema import load_schema
+from synthpriv.table import read_table
+
+
+def evaluation_dir(release_dir: Path) -> Path:
+    """``<release>.evaluation`` beside the release folder."""
+    release_dir = Path(release_dir).resolve()
+    return release_dir.parent / f"{release_dir.name}.evaluation"
+
+
+@dataclass
+class Evaluation:
+    report: dict
+    folder: Path
+    files: dict[str, Path]
+
+
+def evaluate_job(job: Job, result: RunResult, *, progress: bool = True) -> Evaluation:
+    """Evaluate a job's release against its real table and holdout; write the report."""
+    holdout, source = None, None
+    if job.holdout_path is not None:
+        holdout, source = read_table(job.holdout_path, job.schema), "data.holdout"
+    elif result.held_back is not None:
+        holdout, source = result.held_back, "held back from the input"
+    guarantee = result.manifest["guarantee"]
+    claim = Claim(guarantee["epsilon"], guarantee["delta"], guarantee["neighbouring"], "ledger")
+    report = evaluate_tables(
+        result.real, result.synthetic, numeric_columns=job.schema.numeric_names,
+        settings=job.config.evaluation, holdout=holdout, holdout_source=source, claim=claim,
+        shadow_generator=PipelineGenerator(job), name=job.config.name, progress=progress,
+    )
+    folder = evaluation_dir(result.out_dir)
+    return Evaluation(report, folder, write_report(folder, report))
+
+
+def summary_lines(report: dict) -> list[str]:
+    """A few lines for the terminal: utility headline, attacks, the ε comparison."""
+    utility = report["utility"]
+    marginals = utility["marginals"]
+    tvd = ", ".join(f"{k} {marginals[k]['mean']:.3f}" for k in ("1-way", "2-way", "3-way") if k in marginals)
+    lines = [f"utility: mean TVD {tvd}; association difference {utility['association']['mean']:.3f}"]
+    efficacy = utility.get("ml_efficacy")
+    if efficacy and efficacy["task"] == "classification":
+        gb = efficacy["models"]["gradient_boosting"]
+        lines.append(f"utility: TSTR AUC {gb['tstr']['auc']:.3f} (trained on real: {gb['trtr']['auc']:.3f})")
+    if "sdv_quality" in utility:
+        lines.append(f"utility: SDMetrics quality score {utility['sdv_quality']['score']:.3f}")
+    privacy = report.get("privacy")
+    if privacy:
+        worst = privacy["release"]["worst_case"]
+        controls = "; ".join(
+            f"{name} {result['worst_case']['auc']:.3f}" if "failed" not in result else f"{name} failed"
+            for name, result in privacy["controls"].items()
+        )
+        lines.append(f"attacks on the release: worst AUC {worst['auc']:.3f} ({worst['auc_attack']})"
+                     + (f"; positive controls: {controls}" if controls else ""))
+        shadow = privacy.get("shadow", {}).get("generators")
+        if shadow:
+            lines.append("shadow attack AUC (pooled): " + "; ".join(
+                f"{name} {result['pooled']['auc']:.3f}" for name, result in shadow.items()))
+        lines.append(privacy["verdict"]["message"])
+    lines += [f"note: {note}" for note in report["notes"]]
+    return lines
+
+
+def _manifest_claim(synthetic_path: Path) -> Claim | None:
+    """The claim of a synthpriv release, if ``synthetic_path`` sits beside its manifest.json."""
+    manifest = synthetic_path.parent / "manifest.json"
+    if not manifest.is_file():
+        return None
+    try:
+        guarantee = json.loads(manifest.read_text())["guarantee"]
+        return Claim(float(guarantee["epsilon"]), float(guarantee["delta"]),
+                     guarantee["neighbouring"], "manifest")
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def _settings(target: str | None, controls: str, anonymeter: bool) -> EvaluationConfig:
+    names = [c.strip() for c in controls.split(",") if c.strip()]
+    try:
+        return EvaluationConfig(target=target, controls=names, anonymeter=anonymeter)
+    except ValidationError:
+        raise ConfigError(
+            f"--controls: expected names among identity, gaussian_copula, ctgan; found {names}."
+        ) from None
+
+
+def evaluate_files(
+    real: Path,
+    synthetic: Path,
+    schema: Path,
+    *,
+    holdout: Path | None = None,
+    target: str | None = None,
+    out: Path | None = None,
+    controls: str = "identity,gaussian_copula",
+    anonymeter: bool = True,
+    progress: bool = True,
+) -> Evaluation:
+    """Evaluate any synthetic CSV (from synthpriv or another tool) against the real CSV.
+
+    Both tables are read and checked with ``schema``. A synthpriv release's manifest beside the
+    synthetic CSV supplies the claimed ε to compare with; then the report goes to
+    ``<release>.evaluation`` beside it, otherwise to ``<synthetic stem>.evaluation`` in the current
+    folder, unless ``out`` says where.
+    """
+    settings = _settings(target, controls, anonymeter)
+    table_schema = load_schema(schema)
+    if target is not None and target not in table_schema.names:
+        raise ConfigError(f"--target '{target}' is not a column of the schema {table_schema.names}.")
+    real_table = read_table(real, table_schema)
+    synthetic_table = read_table(synthetic, table_schema)
+    holdout_table = None if holdout is None else read_table(holdout, table_schema)
+    claim = _manifest_claim(Path(synthetic).resolve())
+    if out is None:
+        synthetic = Path(synthetic).resolve()
+        out = evaluation_dir(synthetic.parent) if claim else Path.cwd() / f"{synthetic.stem}.evaluation"
+    report = evaluate_tables(
+        real_table, synthetic_table, numeric_columns=table_schema.numeric_names,
+        settings=settings, holdout=holdout_table,
+        holdout_source=None if holdout is None else str(holdout), claim=claim,
+        name=Path(synthetic).name, progress=progress,
+    )
+    return Evaluation(report, Path(out).resolve(), write_report(Path(out), report))

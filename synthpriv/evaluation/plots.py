@@ -1,0 +1,117 @@
+"""The report's figures, as PNG bytes drawn from the report dict alone (matplotlib, Agg backend).
+
+Like the report, the figures show real-data distributions: NOT differentially private.
+"""
+
+from __future__ import annotations
+
+import io
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+MAX_BARS = 15
+REAL, SYNTHETIC = "#4c72b0", "#dd8452"
+
+
+def png(figure: plt.Figure) -> bytes:
+    """The figure as PNG bytes (then closed)."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+    plt.close(figure)
+    return buffer.getvalue()
+
+
+def marginals_figure(distributions: list[dict]) -> bytes:
+    """Real vs synthetic distribution of the least and most faithful columns (grouped bars;
+    the ``MAX_BARS`` most frequent real cells when a column has more)."""
+    cols = 3
+    rows = max(1, -(-len(distributions) // cols))
+    figure, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3.6 * rows), squeeze=False)
+    for ax, dist in zip(axes.ravel(), distributions, strict=False):
+        real, synth = np.asarray(dist["real"]), np.asarray(dist["synthetic"])
+        labels = np.asarray(dist["labels"], dtype=object)
+        if real.size > MAX_BARS:
+            keep = np.sort(np.argsort(-(real + synth))[:MAX_BARS])
+            real, synth, labels = real[keep], synth[keep], labels[keep]
+        x = np.arange(real.size)
+        ax.bar(x - 0.2, real, 0.4, label="real", color=REAL)
+        ax.bar(x + 0.2, synth, 0.4, label="synthetic", color=SYNTHETIC)
+        ax.set_xticks(x, [str(label)[:18] for label in labels], rotation=60, ha="right", fontsize=7)
+        ax.set_title(f"{dist['column']} — TVD {dist['tvd']:.3f} ({dist['faithful']} faithful)", fontsize=9)
+        ax.set_ylabel("share of rows", fontsize=8)
+        ax.legend(fontsize=7)
+    for ax in axes.ravel()[len(distributions) :]:
+        ax.axis("off")
+    figure.tight_layout()
+    return png(figure)
+
+
+def _matrix(values: dict[str, dict[str, float]]) -> tuple[list[str], np.ndarray]:
+    names = list(values)
+    return names, np.array([[values[a][b] for b in names] for a in names])
+
+
+def associations_figure(association: dict) -> bytes:
+    """Association matrices of the real and synthetic tables and their absolute difference."""
+    names, real = _matrix(association["real"])
+    _, synth = _matrix(association["synthetic"])
+    _, diff = _matrix(association["matrix"])
+    figure, axes = plt.subplots(1, 3, figsize=(20, 6.5), layout="constrained")
+    panels = (
+        ("real", real, "coolwarm", -1, 1),
+        ("synthetic", synth, "coolwarm", -1, 1),
+        (f"|real − synthetic| (mean {association['mean']:.3f})", diff, "viridis", 0, 1),
+    )
+    for ax, (title, values, cmap, low, high) in zip(axes, panels, strict=True):
+        image = ax.imshow(values, cmap=cmap, vmin=low, vmax=high)
+        ax.set_xticks(range(len(names)), names, rotation=90, fontsize=7)
+        ax.set_yticks(range(len(names)), names, fontsize=7)
+        ax.set_title(title, fontsize=10)
+        figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
+    figure.suptitle("Pairwise association (Pearson r / Cramér's V / correlation ratio)", fontsize=11)
+    return png(figure)
+
+
+def roc_curves(privacy: dict) -> list[tuple[str, dict, str]]:
+    """(label, attack metrics, line style) of every ROC curve the report shows."""
+    curves = [(f"release: {name}", m, "-") for name, m in privacy["release"]["attacks"].items()]
+    for control, result in privacy.get("controls", {}).items():
+        attacks = result.get("attacks", {})  # none when the control failed
+        curves += [(f"{control} (control): {name}", m, "--") for name, m in attacks.items()]
+    for generator, result in privacy.get("shadow", {}).get("generators", {}).items():
+        curves.append((f"shadow attack on {generator} (pooled)", result["pooled"], ":"))
+    return curves
+
+
+def roc_figure(privacy: dict) -> bytes:
+    """ROC curves of every attack, on linear and log-log axes (the low-FPR regime matters)."""
+    figure, axes = plt.subplots(1, 2, figsize=(13, 5.5))
+    for label, metrics, style in roc_curves(privacy):
+        fpr, tpr = np.asarray(metrics["roc"]["fpr"]), np.asarray(metrics["roc"]["tpr"])
+        text = f"{label} (AUC {metrics['auc']:.3f})"
+        axes[0].plot(fpr, tpr, style, label=text)
+        axes[1].plot(np.maximum(fpr, 1e-4), np.maximum(tpr, 1e-4), style, label=text)
+    for ax, scale in zip(axes, ("linear", "log"), strict=True):
+        ax.plot([1e-4, 1], [1e-4, 1], color="grey", lw=0.8, label="chance")
+        ax.set_xscale(scale)
+        ax.set_yscale(scale)
+        ax.set_xlabel("false positive rate")
+        ax.set_ylabel("true positive rate")
+        ax.set_title(f"membership-inference ROC ({scale} axes)")
+    axes[0].legend(fontsize=7, loc="lower right")
+    return png(figure)
+
+
+def report_figures(report: dict) -> dict[str, bytes]:
+    """name -> PNG of every figure the report has data for."""
+    figures = {
+        "marginals.png": marginals_figure(report["column_fidelity"]["distributions"]),
+        "associations.png": associations_figure(report["utility"]["association"]),
+    }
+    if "privacy" in report:
+        figures["roc.png"] = roc_figure(report["privacy"])
+    return figures

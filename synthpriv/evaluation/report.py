@@ -1,0 +1,316 @@
+"""Write an evaluation as report.json (every figure), report.md and a self-contained report.html.
+
+The Markdown and the HTML are rendered from one list of sections, so they say the same thing;
+the HTML embeds its PNG plots (base64), the Markdown links the copies in ``plots/``. The folder is
+written beside a temporary name and renamed into place when complete.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import math
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from synthpriv.evaluation.plots import report_figures
+
+JSON, MARKDOWN, HTML = "report.json", "report.md", "report.html"
+FPRS = ("0.1", "0.01", "0.001")
+READING_ATTACKS = (
+    "Each attack scores training rows (members) and holdout rows (non-members); AUC 0.5 is "
+    "guessing. TPR at a low FPR is what matters for individuals (Carlini et al. 2022). The "
+    "empirical ε is a lower bound that holds with 90% confidence (Clopper–Pearson, threshold "
+    "chosen on half the scores and tested on the other half): a DP release cannot exceed its "
+    "claimed ε, so a bound above it is a bug signal; a small bound proves nothing (the attack may "
+    "be weak). On a single release the members' membership is not randomised by us, so the "
+    "release bound is indicative; the shadow attack's bound audits independent runs. The "
+    "positive controls (identity = the training rows; SDV GaussianCopula / CTGAN, not DP) show "
+    "what the same attacks find when there is something to find."
+)
+
+
+@dataclass
+class Section:
+    """A titled list of blocks, in order: ("p", text), ("table", header, rows), ("image", file,
+    caption). Text may use **bold**, nothing else."""
+
+    title: str
+    blocks: list[tuple] = field(default_factory=list)
+
+    def p(self, text: str) -> Section:
+        self.blocks.append(("p", text))
+        return self
+
+    def table(self, header: list[str], rows: list[list[str]]) -> Section:
+        self.blocks.append(("table", header, rows))
+        return self
+
+    def image(self, file: str, caption: str) -> Section:
+        self.blocks.append(("image", file, caption))
+        return self
+
+
+def fmt(value: object, digits: int = 3) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def _ci(values: list[float] | None) -> str:
+    return "" if not values else f" [{values[0]:.3f}, {values[1]:.3f}]"
+
+
+def _attack_rows(label: str, attacks: dict) -> list[list[str]]:
+    rows = []
+    for name, m in attacks.items():
+        tpr = {str(k): v for k, v in m["tpr_at_fpr"].items()}
+        rows.append([
+            label, name, fmt(m["auc"]) + _ci(m.get("auc_ci")),
+            *(fmt(tpr.get(f)) for f in FPRS), fmt(m["advantage"]),
+            fmt(m["empirical_epsilon"]["eps_lower_bound"]),
+        ])
+    return rows
+
+
+ATTACK_HEADER = [
+    "table", "attack", "AUC [95% CI]", "TPR@10%", "TPR@1%", "TPR@0.1%", "advantage", "ε lower bound"
+]
+
+
+def _summary_section(report: dict) -> Section:
+    claim = report.get("claim")
+    section = Section(f"Evaluation of {report['name']}").p(f"**{report['notice']}**")
+    data = report["data"]
+    section.p(
+        f"Real rows: {data['rows_real']}; synthetic rows: {data['rows_synthetic']}; holdout rows: "
+        f"{fmt(data['rows_holdout'])} ({data['holdout_source'] or 'none'}). Created "
+        f"{report['created_utc']}, in {report['seconds']:.1f} s."
+    )
+    if claim:
+        section.p(
+            f"Claimed guarantee ({claim['source']}): ε = {claim['epsilon']:.4g}, δ = "
+            f"{claim['delta']:g}, neighbouring = {claim['neighbouring']}."
+        )
+    verdict = report.get("privacy", {}).get("verdict")
+    if verdict:
+        message = verdict["message"]
+        section.p(f"**{message}**" if verdict["bug_signal"] else message)
+    for note in report["notes"]:
+        section.p(f"Note: {note}")
+    return section
+
+
+def _utility_section(report: dict) -> Section:
+    utility = report["utility"]
+    section = Section("Utility").p(
+        f"Total variation distance of marginals on {utility['marginals']['bins']} quantile bins of "
+        "the real numeric columns (0 = identical, 1 = disjoint)."
+    )
+    rows = []
+    for order in ("1-way", "2-way", "3-way"):
+        m = utility["marginals"].get(order)
+        if m:
+            worst = m["worst"][0]
+            rows.append([order, f"{m['evaluated']}/{m['total']}", fmt(m["mean"]), fmt(m["max"]),
+                         " × ".join(worst["columns"])])
+    section.table(["marginals", "evaluated", "mean TVD", "max TVD", "worst marginal"], rows)
+    assoc = utility["association"]
+    worst = assoc["worst"][0] if assoc["worst"] else None
+    section.p(
+        f"Pairwise association difference |real − synthetic|: mean {fmt(assoc['mean'])}, max "
+        f"{fmt(assoc['max'])}" + (f" ({' × '.join(worst['columns'])})." if worst else ".")
+    )
+    efficacy = utility.get("ml_efficacy")
+    if efficacy:
+        section.p(
+            f"Machine-learning efficacy for '{efficacy['target']}' ({efficacy['task']}), tested on "
+            f"{efficacy['rows_holdout']} real holdout rows: TRTR = trained on real, TSTR = trained "
+            "on synthetic."
+        )
+        rows = []
+        for model, scores in efficacy["models"].items():
+            for metric in scores["trtr"]:
+                rows.append([model, metric, fmt(scores["trtr"][metric]), fmt(scores["tstr"][metric]),
+                             fmt(scores["tstr_minus_trtr"][metric])])
+        section.table(["model", "metric", "TRTR", "TSTR", "TSTR − TRTR"], rows)
+    quality = utility.get("sdv_quality")
+    if quality:
+        props = ", ".join(f"{k} {fmt(v)}" for k, v in quality["properties"].items())
+        section.p(f"SDMetrics QualityReport score: {fmt(quality['score'])} ({props}).")
+    columns = report["column_fidelity"]["columns"]
+    section.p("Fidelity of each column (1-way TVD, worst first):")
+    section.table(["column", "1-way TVD"], [[c["column"], fmt(c["tvd"])] for c in columns])
+    section.image("marginals.png", "Real vs synthetic: least (top) and most faithful columns")
+    section.image("associations.png", "Association matrices, side by side")
+    return section
+
+
+def _attacks_section(privacy: dict) -> Section:
+    section = Section("Membership-inference attacks").p(READING_ATTACKS)
+    release = privacy["release"]
+    section.p(
+        f"{release['n_targets_per_class']} member and as many non-member targets per table; "
+        f"δ = {privacy['delta']:g}."
+    )
+    rows = _attack_rows("release", release["attacks"])
+    for name, result in privacy.get("controls", {}).items():
+        if "failed" in result:
+            rows.append([f"{name} (control)", f"failed: {result['failed']}"] + [""] * 6)
+        else:
+            rows += _attack_rows(f"{name} (control)", result["attacks"])
+    section.table(ATTACK_HEADER, rows)
+    section.image("roc.png", "ROC curves (linear and log-log)")
+    return section
+
+
+def _shadow_section(shadow: dict) -> Section:
+    if "skipped" in shadow:
+        return Section("Shadow-model attack").p(f"Skipped: {shadow['skipped']}.")
+    section = Section("Shadow-model attack").p(
+        f"{shadow['shadow_tables']} shadow tables of {shadow['records_per_table']} rows "
+        f"({shadow['train_tables']} to train, {shadow['test_tables']} fresh to test), "
+        f"neighbouring = {shadow['neighbouring']}; per-target ε bounds at level "
+        f"{shadow['alpha_per_target']:.3g} (Bonferroni), {shadow['seconds']:.1f} s."
+    )
+    rows = []
+    for generator, result in shadow["generators"].items():
+        for target in result["targets"]:
+            bound = target["empirical_epsilon"]
+            rows.append([generator, str(target["row"]), target["kind"], fmt(target["vulnerability"]),
+                         fmt(target["auc"]) + _ci(target.get("auc_ci")),
+                         fmt(bound["eps_lower_bound"]), fmt(bound["max_certifiable"])])
+        rows.append([generator, "all (pooled)", "", "", fmt(result["pooled"]["auc"]),
+                     fmt(result["worst_case"]["eps_lower_bound"]) + " (worst target)", ""])
+    section.p(
+        "A perfect attack on this many test tables certifies at most the last column: to audit a "
+        "larger ε, run more shadow tables (evaluation.shadow.shadow_tables)."
+    )
+    section.table(["generator", "target row", "kind", "kNN distance", "AUC", "ε lower bound",
+                   "ε certifiable at most"], rows)
+    return section
+
+
+def _anonymeter_section(risks: dict) -> Section:
+    if not risks.get("available"):
+        return Section("Anonymeter").p(f"Not run: {risks.get('reason')}")
+    rows = [[kind, fmt(risks[kind]["risk"]), _ci(risks[kind]["ci"]).strip()]
+            for kind in ("singling_out", "linkability", "inference")]
+    return Section("Anonymeter").p(
+        f"Risks from anonymeter (Giomi et al. 2023): the attack's success on training rows in "
+        f"excess of its success on holdout rows, {risks['n_attacks']} attacks each "
+        f"(inference secret: {risks['inference']['secret']})."
+    ).table(["risk", "value", "95% CI"], rows)
+
+
+def sections(report: dict) -> list[Section]:
+    """The report's sections, in reading order."""
+    out = [_summary_section(report), _utility_section(report)]
+    privacy = report.get("privacy")
+    if privacy:
+        out.append(_attacks_section(privacy))
+        if "shadow" in privacy:
+            out.append(_shadow_section(privacy["shadow"]))
+        if "anonymeter" in privacy:
+            out.append(_anonymeter_section(privacy["anonymeter"]))
+    return out
+
+
+def to_markdown(parts: list[Section]) -> str:
+    lines = []
+    for i, section in enumerate(parts):
+        lines += [("# " if i == 0 else "## ") + section.title, ""]
+        for kind, *content in section.blocks:
+            if kind == "p":
+                lines += [content[0], ""]
+            elif kind == "table":
+                header, rows = content
+                lines.append("| " + " | ".join(header) + " |")
+                lines.append("|" + "---|" * len(header))
+                lines += ["| " + " | ".join(row) + " |" for row in rows]
+                lines.append("")
+            else:
+                file, caption = content
+                lines += [f"![{caption}](plots/{file})", ""]
+    return "\n".join(lines)
+
+
+def _inline(text: str) -> str:
+    """Escape, then render **bold** (the only Markdown the sections use)."""
+    parts = html.escape(text).split("**")
+    return "".join(f"<strong>{p}</strong>" if i % 2 else p for i, p in enumerate(parts))
+
+
+def to_html(parts: list[Section], figures: dict[str, bytes]) -> str:
+    body = []
+    for i, section in enumerate(parts):
+        tag = "h1" if i == 0 else "h2"
+        body.append(f"<{tag}>{html.escape(section.title)}</{tag}>")
+        for kind, *content in section.blocks:
+            if kind == "p":
+                body.append(f"<p>{_inline(content[0])}</p>")
+            elif kind == "table":
+                header, rows = content
+                head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+                cells = "".join(
+                    "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows
+                )
+                body.append(f"<table><thead><tr>{head}</tr></thead><tbody>{cells}</tbody></table>")
+            elif content[0] in figures:
+                file, caption = content
+                data = base64.b64encode(figures[file]).decode("ascii")
+                body.append(f'<figure><img alt="{html.escape(caption)}" src="data:image/png;base64,'
+                            f'{data}"><figcaption>{html.escape(caption)}</figcaption></figure>')
+    style = (
+        "body{font-family:sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}"
+        "table{border-collapse:collapse;margin:1em 0;font-size:90%}"
+        "td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}th{background:#f3f3f3}"
+        "img{max-width:100%}strong{color:#a00}"
+    )
+    title = html.escape(parts[0].title)
+    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title>"
+            f"<style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+
+
+def json_ready(value: object) -> object:
+    """``value`` with NaN/inf as None and numpy scalars as Python numbers (strict JSON)."""
+    if isinstance(value, dict):
+        return {str(k): json_ready(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_ready(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, str):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def write_report(folder: Path, report: dict) -> dict[str, Path]:
+    """Write report.json, report.md, report.html and plots/*.png into ``folder`` (replaced
+    whole: the files appear together). Returns the paths by name."""
+    folder = Path(folder).resolve()
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    figures = report_figures(report)
+    parts = sections(report)
+    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.tmp-", dir=folder.parent))
+    try:
+        (staging / "plots").mkdir()
+        for name, data in figures.items():
+            (staging / "plots" / name).write_bytes(data)
+        text = json.dumps(json_ready(report), indent=1, default=str, allow_nan=False)
+        (staging / JSON).write_text(text + "\n")
+        (staging / MARKDOWN).write_text(to_markdown(parts))
+        (staging / HTML).write_text(to_html(parts, figures))
+        if folder.exists():
+            shutil.rmtree(folder)
+        os.rename(staging, folder)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return {name: folder / name for name in (JSON, MARKDOWN, HTML)}
