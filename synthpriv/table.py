@@ -28,14 +28,30 @@ def read_table(path: str | Path, schema: Schema) -> pd.DataFrame:
     schema says none may occur. A UTF-8 byte-order mark is accepted.
     """
     path = Path(path)
-    rows = [row for row in csv.reader(io.StringIO(_read_text(path))) if row]
+    reader = csv.reader(io.StringIO(_read_text(path)))
+    rows = []
+    try:
+        for row in reader:
+            if row:
+                rows.append(row)
+    except csv.Error as error:
+        where = f"data row {len(rows)}" if rows else "the header"
+        raise DataError(
+            f"{path}: not a readable CSV at {where} (line {reader.line_num}): "
+            f"{error}. Check the quoting there; synthpriv reads standard comma-separated files."
+        ) from None
     header = [name.strip() for name in rows[0]]
     _check_header(header, schema, path)
     for number, row in enumerate(rows[1:], start=1):
         if len(row) != len(header):
+            hint = (
+                "an unclosed quote? The quoted field runs on over the following lines"
+                if any("\n" in field for field in row)
+                else "a stray delimiter or an unquoted comma?"
+            )
             raise DataError(
                 f"{path}: row {number} has {len(row)} fields, the header has {len(header)}. "
-                "Fix that row (a stray delimiter or an unquoted comma?)."
+                f"Fix that row ({hint})."
             )
     if len(rows) == 1:
         raise DataError(f"{path}: the file has a header but no rows. A table needs at least one row.")

@@ -15,10 +15,12 @@ Selections:
 from __future__ import annotations
 
 import math
+from itertools import combinations
 from typing import Literal
 
 from pydantic import Field, model_validator
 
+from synthpriv.errors import ConfigError
 from synthpriv.marginals.aim import AimSettings, Sensitivity, run_aim
 from synthpriv.marginals.estimation import estimate
 from synthpriv.marginals.independent import IndependentModel
@@ -27,7 +29,14 @@ from synthpriv.marginals.selection import mst_select
 from synthpriv.privacy.accountant import DiscreteGaussianEvent, ExponentialEvent, Ledger, ZCDPEvent
 from synthpriv.privacy.mechanisms import histogram_l1_sensitivity, histogram_l2_sensitivity
 from synthpriv.privacy.randomness import RandomSource
-from synthpriv.stage import PipelineState, Stage, StageOptions, StagePlan, register
+from synthpriv.stage import (
+    PipelineState,
+    PlanContext,
+    Stage,
+    StageOptions,
+    StagePlan,
+    register,
+)
 
 
 class MarginalsOptions(StageOptions):
@@ -59,6 +68,25 @@ class MarginalsStage(Stage):
 
     name = "marginals"
     Options = MarginalsOptions
+
+    def __init__(self, options: dict, context: PlanContext, source: str) -> None:
+        super().__init__(options, context, source)
+        self._check_marginal_sizes(source)
+
+    def _check_marginal_sizes(self, source: str) -> None:
+        """Refuse, before any data is read, a selection that would count a marginal with more
+        than ``max_model_cells`` cells (one_way and mst count every 1-way, mst every pair): a
+        clear error instead of an out-of-memory kill. AIM skips such candidates itself."""
+        domain, limit = self.context.domain, self.options.max_model_cells
+        degree = {"one_way": 1, "mst": 2}.get(self.options.selection, 1)
+        largest = max(combinations(domain.attributes, min(degree, len(domain))), key=domain.size)
+        if domain.size(largest) > limit:
+            raise ConfigError(
+                f"{source}: the {self.options.selection} selection counts the marginal "
+                f"{'×'.join(largest)} with {domain.size(largest):,} cells, above "
+                f"max_model_cells = {limit:,}. Use coarser bins or fewer categories for "
+                f"{', '.join(largest)}, or raise pipeline.stages.marginals.max_model_cells."
+            )
 
     @property
     def sensitivity(self) -> Sensitivity:
