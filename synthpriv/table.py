@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from synthpriv.errors import DataError
-from synthpriv.schema import CategoricalColumn, NumericColumn, Schema
+from synthpriv.schema import CategoricalColumn, NumericColumn, Schema, repeated
 
 MAX_SHOWN = 5
 
@@ -83,7 +83,7 @@ def _read_text(path: Path) -> str:
 
 
 def _check_header(header: list[str], schema: Schema, path: Path) -> None:
-    duplicated = sorted({n for n in header if header.count(n) > 1})
+    duplicated = repeated(header)
     if duplicated:
         raise DataError(f"{path}: the header repeats column(s) {duplicated}; name each column once.")
     expected = schema.names

@@ -22,12 +22,12 @@ SCHEMA = {
 GOOD_ROWS = "age,city,income\n30,Paris,100.5\n41,Lyon,\n25,Nice,999\n67,Paris,12\n"
 
 
-def job_config(data: Path, out: Path, **overrides: dict) -> dict:
-    """A small job on ``data`` (inline schema above) releasing to ``out``; ``overrides`` replace
+def job_config(data_path: Path, out: Path, **overrides: dict) -> dict:
+    """A small job on ``data_path`` (inline schema above) releasing to ``out``; ``overrides`` replace
     whole sections or merge into mapping sections."""
     config = {
         "name": "rel",
-        "data": {"path": str(data), "schema": SCHEMA},
+        "data": {"path": str(data_path), "schema": SCHEMA},
         "budget": {"epsilon": 1.0, "delta": 1e-6},
         "pipeline": {"recipe": "independent"},
         "evaluation": {"enabled": False},
