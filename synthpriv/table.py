@@ -149,5 +149,12 @@ def _parse_column(
             f"{path}: column '{column.name}' has infinite value(s) at {_rows(infinite)}. "
             "Replace them with a finite number or an empty cell."
         )
+    fractional = (numbers != np.round(numbers)) & ~is_missing
+    if column.kind == "integer" and fractional.any():
+        examples = sorted(set(values[fractional]))[:MAX_SHOWN]
+        raise DataError(
+            f"{path}: column '{column.name}' is integer but has non-integer value(s) {examples} "
+            f"at {_rows(fractional)}. Round them, or declare the column 'continuous'."
+        )
     return pd.Series(numbers, index=values.index, name=column.name)
 
