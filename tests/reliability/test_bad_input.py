@@ -166,7 +166,8 @@ def test_unwritable_output_folder_is_refused_before_reading_data(cli_run, tmp_pa
     target = parent / "synthpriv-release"
     # the data file is empty: the output check must come first, before any data is read
     code, error = cli_run("", output={"dir": str(target)})
-    assert_clean_failure(code, error, [f"under {parent}", "Choose another --out"], target)
+    assert_clean_failure(code, error, [str(parent), "Choose another --out"], target)
+    assert "cannot write" in error
 
 
 @pytest.mark.parametrize(
