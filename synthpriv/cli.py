@@ -180,6 +180,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SynthprivError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    except MemoryError:
+        print(
+            "error: out of memory: nothing was released. Use coarser bins or fewer categories, "
+            "or lower pipeline.stages.marginals.max_model_cells so such models are refused early.",
+            file=sys.stderr,
+        )
+        return 2
     except KeyboardInterrupt:
         print("interrupted: nothing was released", file=sys.stderr)
         return 130

@@ -14,7 +14,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from synthpriv.errors import ConfigError
-from synthpriv.schema import Schema, load_schema, parse_schema
+from synthpriv.schema import Schema, load_schema, parse_schema, safe_load_yaml
 from synthpriv.validation import describe_validation_error
 
 
@@ -173,7 +173,7 @@ def validate_job(raw: object, source: str) -> JobConfig:
 
 def read_yaml(path: Path, what: str) -> object:
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return safe_load_yaml(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"{what} not found: {path}") from None
     except IsADirectoryError:

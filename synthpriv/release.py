@@ -48,6 +48,19 @@ def check_target(target: Path, force: bool) -> None:
         raise ReleaseError(f"cannot create {target}: {parent} is a file. Choose another --out.")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise ReleaseError(f"cannot write to {parent}: permission denied. Choose another --out.")
+    _probe_writable(parent, target)
+
+
+def _probe_writable(parent: Path, target: Path) -> None:
+    """Create and remove an empty hidden folder in ``parent``: permission bits alone do not say
+    whether a write will succeed (root ignores them; read-only or special file systems refuse)."""
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=f".{target.name}.probe-", dir=parent))
+    except OSError as error:
+        raise ReleaseError(
+            f"cannot write the release under {parent}: {error.strerror}. Choose another --out "
+            "(a folder you can write to)."
+        ) from None
 
 
 def _existing_parent(target: Path) -> Path:
@@ -84,10 +97,10 @@ def release_lock(target: Path) -> Iterator[None]:
 
 
 def _remove_stale(target: Path) -> None:
-    for stale in target.parent.glob(f".{target.name}.tmp-*"):
-        shutil.rmtree(stale, ignore_errors=True)
-    for stale in target.parent.glob(f".{target.name}.old-*"):
-        shutil.rmtree(stale, ignore_errors=True)
+    """Remove what a killed run may have left: staging, set-aside and probe folders."""
+    for kind in ("tmp", "old", "probe"):
+        for stale in target.parent.glob(f".{target.name}.{kind}-*"):
+            shutil.rmtree(stale, ignore_errors=True)
 
 
 def write_release(
@@ -124,8 +137,19 @@ def _swap_into_place(staging: Path, target: Path) -> None:
     (for the instant between two renames) none."""
     if not target.exists():
         os.rename(staging, target)
+        _fsync_folder(target.parent)
         return
     old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
     os.rename(target, old / "release")
     os.rename(staging, target)
+    _fsync_folder(target.parent)
     shutil.rmtree(old, ignore_errors=True)
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make the renames in ``folder`` durable (a crash after return keeps the new release)."""
+    handle = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(handle)
+    finally:
+        os.close(handle)

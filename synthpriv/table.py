@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from synthpriv.errors import DataError
-from synthpriv.schema import CategoricalColumn, NumericColumn, Schema
+from synthpriv.schema import CategoricalColumn, NumericColumn, Schema, repeated
 
 MAX_SHOWN = 5
 
@@ -28,14 +28,30 @@ def read_table(path: str | Path, schema: Schema) -> pd.DataFrame:
     schema says none may occur. A UTF-8 byte-order mark is accepted.
     """
     path = Path(path)
-    rows = [row for row in csv.reader(io.StringIO(_read_text(path))) if row]
+    reader = csv.reader(io.StringIO(_read_text(path)))
+    rows = []
+    try:
+        for row in reader:
+            if row:
+                rows.append(row)
+    except csv.Error as error:
+        where = f"data row {len(rows)}" if rows else "the header"
+        raise DataError(
+            f"{path}: not a readable CSV at {where} (line {reader.line_num}): "
+            f"{error}. Check the quoting there; synthpriv reads standard comma-separated files."
+        ) from None
     header = [name.strip() for name in rows[0]]
     _check_header(header, schema, path)
     for number, row in enumerate(rows[1:], start=1):
         if len(row) != len(header):
+            hint = (
+                "an unclosed quote? The quoted field runs on over the following lines"
+                if any("\n" in field for field in row)
+                else "a stray delimiter or an unquoted comma?"
+            )
             raise DataError(
                 f"{path}: row {number} has {len(row)} fields, the header has {len(header)}. "
-                "Fix that row (a stray delimiter or an unquoted comma?)."
+                f"Fix that row ({hint})."
             )
     if len(rows) == 1:
         raise DataError(f"{path}: the file has a header but no rows. A table needs at least one row.")
@@ -67,7 +83,7 @@ def _read_text(path: Path) -> str:
 
 
 def _check_header(header: list[str], schema: Schema, path: Path) -> None:
-    duplicated = sorted({n for n in header if header.count(n) > 1})
+    duplicated = repeated(header)
     if duplicated:
         raise DataError(f"{path}: the header repeats column(s) {duplicated}; name each column once.")
     expected = schema.names
@@ -132,6 +148,13 @@ def _parse_column(
         raise DataError(
             f"{path}: column '{column.name}' has infinite value(s) at {_rows(infinite)}. "
             "Replace them with a finite number or an empty cell."
+        )
+    fractional = (numbers != np.round(numbers)) & ~is_missing
+    if column.kind == "integer" and fractional.any():
+        examples = sorted(set(values[fractional]))[:MAX_SHOWN]
+        raise DataError(
+            f"{path}: column '{column.name}' is integer but has non-integer value(s) {examples} "
+            f"at {_rows(fractional)}. Round them, or declare the column 'continuous'."
         )
     return pd.Series(numbers, index=values.index, name=column.name)
 

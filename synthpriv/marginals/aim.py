@@ -56,19 +56,41 @@ def _within_size(
     domain: Domain, model: GraphicalModel, measured: list[Clique], candidates: list[Clique],
     limit: float,
 ) -> list[Clique]:
-    """Candidates whose addition keeps the model at most ``limit`` cells. A candidate inside a
-    clique of the current junction tree leaves the model as it is; only the others are
-    triangulated anew (the costly part)."""
-    current = model_cells(domain, measured)
+    """Candidates whose addition keeps the model at most ``limit`` cells, and every candidate
+    inside a clique of the current junction tree: it leaves the model as it is (AIM's "free"
+    cliques, McKenna et al. 2022, always allowed; the 1-way marginals are among them, so the list
+    is never empty). Only the others are triangulated anew (the costly part)."""
     hosts = [set(c) for c in model.cliques]
     allowed = []
     for candidate in candidates:
-        if any(set(candidate) <= host for host in hosts):
-            if current <= limit:
-                allowed.append(candidate)
-        elif model_cells(domain, measured + [candidate]) <= limit:
+        hosted = any(set(candidate) <= host for host in hosts)
+        if hosted or model_cells(domain, measured + [candidate]) <= limit:
             allowed.append(candidate)
     return allowed
+
+
+def aim_scores(
+    truth: dict[Clique, np.ndarray], model: GraphicalModel, allowed: list[Clique],
+    weights: dict[Clique, float], sigma: float,
+) -> np.ndarray:
+    """AIM's quality score of each allowed candidate c:
+    ``w_c · (||M_c(D) − M_c(model)||_1 − sqrt(2/π)·σ·cells(c))``.
+
+    The model and σ are post-processing of earlier noisy measurements, so only ``M_c(D)`` depends
+    on the data: its L1 distance to any fixed table changes by at most the histogram's L1
+    sensitivity Δ1, hence score c by at most ``w_c·Δ1`` (``aim_score_sensitivity``).
+    """
+    return np.array([
+        weights[c] * (np.abs(truth[c] - model.project(c)).sum() - BIAS * sigma * truth[c].size)
+        for c in allowed
+    ])
+
+
+def aim_score_sensitivity(
+    allowed: list[Clique], weights: dict[Clique, float], l1_sensitivity: float
+) -> float:
+    """The exponential mechanism's Δ for ``aim_scores``: max over candidates of w_c · Δ1."""
+    return max(weights[c] for c in allowed) * l1_sensitivity
 
 
 def run_aim(
@@ -87,7 +109,8 @@ def run_aim(
     multiplier = math.sqrt(rounds / (2 * alpha * rho))  # σ / Δ2 of one measurement
     epsilon = math.sqrt(8 * (1 - alpha) * rho / rounds)
     queries = workload(domain.attributes, settings.workload_degree)
-    candidates = downward_closure(queries)
+    # A marginal larger than the model may ever be is never measured: skip it (and its counts).
+    candidates = [c for c in downward_closure(queries) if domain.size(c) <= settings.max_model_cells]
     weights = workload_weights(
         candidates, queries, focus_weights(queries, settings.focus, settings.focus_weight)
     )
@@ -109,11 +132,8 @@ def run_aim(
         sigma = multiplier * sensitivity.l2
         limit = settings.max_model_cells * spent / rho
         allowed = _within_size(domain, model, [m.clique for m in measurements], candidates, limit)
-        scores = np.array([
-            weights[c] * (np.abs(truth[c] - model.project(c)).sum() - BIAS * sigma * truth[c].size)
-            for c in allowed
-        ])
-        score_sensitivity = max(weights[c] for c in allowed) * sensitivity.l1
+        scores = aim_scores(truth, model, allowed, weights, sigma)
+        score_sensitivity = aim_score_sensitivity(allowed, weights, sensitivity.l1)
         chosen = allowed[exponential_mechanism(scores, epsilon, score_sensitivity, rng)]
         ledger.record(ExponentialEvent(epsilon, 1, label="AIM selection"))
         measurements.append(measure_marginal(data, chosen, sigma, sensitivity.l2, source, ledger))

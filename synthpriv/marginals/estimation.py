@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from synthpriv.domain import Domain
+from synthpriv.errors import SynthprivError
 from synthpriv.marginals.factor import Factor, logsumexp, sum_axes, variable_elimination
 from synthpriv.marginals.junction_tree import Clique, JunctionTree, model_cells
 from synthpriv.marginals.measurement import Measurement, estimate_total
@@ -28,14 +29,16 @@ from synthpriv.marginals.rounding import sample_rounded
 __all__ = ["GraphicalModel", "ModelTooLargeError", "estimate", "model_cells"]
 
 
-class ModelTooLargeError(ValueError):
-    """The junction tree of the requested marginals has more cells than allowed."""
+class ModelTooLargeError(SynthprivError, ValueError):
+    """The junction tree of the requested marginals has more cells than allowed (a clear error
+    the command line prints, instead of running out of memory)."""
 
     def __init__(self, cells: int, max_cells: int) -> None:
         super().__init__(
             f"the graphical model would have {cells:,} cells over its junction-tree cliques, "
-            f"above the limit max_cells={max_cells:,}. Raise max_cells, choose fewer or smaller "
-            "marginals, or use coarser bins for the large attributes."
+            f"above the limit max_cells={max_cells:,}. Raise the marginals stage option "
+            "max_model_cells (pipeline.stages.marginals), choose fewer or smaller marginals, or "
+            "use coarser bins for the large attributes."
         )
         self.cells = cells
         self.max_cells = max_cells

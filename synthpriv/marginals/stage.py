@@ -15,6 +15,7 @@ Selections:
 from __future__ import annotations
 
 import math
+from itertools import combinations
 from typing import Literal
 
 from pydantic import Field, model_validator
@@ -28,7 +29,14 @@ from synthpriv.marginals.selection import mst_select
 from synthpriv.privacy.accountant import DiscreteGaussianEvent, ExponentialEvent, Ledger, ZCDPEvent
 from synthpriv.privacy.mechanisms import histogram_l1_sensitivity, histogram_l2_sensitivity
 from synthpriv.privacy.randomness import RandomSource
-from synthpriv.stage import PipelineState, PlanContext, Stage, StageOptions, StagePlan, register
+from synthpriv.stage import (
+    PipelineState,
+    PlanContext,
+    Stage,
+    StageOptions,
+    StagePlan,
+    register,
+)
 
 
 class MarginalsOptions(StageOptions):
@@ -73,6 +81,22 @@ class MarginalsStage(Stage):
             raise ConfigError(
                 f"{source}: stage 'marginals' option focus names {unknown}, which are not columns "
                 f"of the schema. Name some of {list(context.domain.attributes)}."
+            )
+        self._check_marginal_sizes(source)
+
+    def _check_marginal_sizes(self, source: str) -> None:
+        """Refuse, before any data is read, a selection that would count a marginal with more
+        than ``max_model_cells`` cells (one_way and mst count every 1-way, mst every pair): a
+        clear error instead of an out-of-memory kill. AIM skips such candidates itself."""
+        domain, limit = self.context.domain, self.options.max_model_cells
+        degree = {"one_way": 1, "mst": 2}.get(self.options.selection, 1)
+        largest = max(combinations(domain.attributes, min(degree, len(domain))), key=domain.size)
+        if domain.size(largest) > limit:
+            raise ConfigError(
+                f"{source}: the {self.options.selection} selection counts the marginal "
+                f"{'×'.join(largest)} with {domain.size(largest):,} cells, above "
+                f"max_model_cells = {limit:,}. Use coarser bins or fewer categories for "
+                f"{', '.join(largest)}, or raise pipeline.stages.marginals.max_model_cells."
             )
 
     @property
