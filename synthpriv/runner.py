@@ -138,7 +138,9 @@ def job_source(job: Job) -> RandomSource:
     return RandomSource.secure() if seed is None else RandomSource.seeded(seed)
 
 
-def hold_back(job: Job, real: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+def hold_back(
+    job: Job, real: pd.DataFrame, source: RandomSource
+) -> tuple[pd.DataFrame, pd.DataFrame | None]:
     """Split off ``evaluation.holdout_fraction`` of the rows when the config names no holdout
     file, so the attacks have real non-members; the generator never sees them. The split is
     data-independent, so the release stays (ε, δ)-DP with respect to the whole input table."""
@@ -146,7 +148,7 @@ def hold_back(job: Job, real: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame 
     fraction = evaluation.holdout_fraction
     if fraction is None or not evaluation.enabled or job.config.data.holdout is not None:
         return real, None
-    order = np.random.default_rng(job.config.seed).permutation(len(real))
+    order = source.numpy_generator().permutation(len(real))
     cut = int(round(fraction * len(real)))
     if cut < 2 or len(real) - cut < 2:
         raise DataError(
@@ -166,8 +168,8 @@ def run_job(
     planned = plan_job(job)  # fails on a bad plan before any data is read
     real = read_table(job.data_path, job.schema)
     check_delta(job, len(real))
-    real, held_back = hold_back(job, real)
     source = job_source(job) if source is None else source
+    real, held_back = hold_back(job, real, source)
     run = synthesise(job, real, source, planned)
     manifest = build_manifest(job, run.plan, run.ledger, run.state, source)
     with release_lock(out_dir):

@@ -29,7 +29,7 @@ from synthpriv.evaluation.controls import sdv_generator
 from synthpriv.evaluation.evaluate import NOTICE, Claim, evaluate_tables
 from synthpriv.evaluation.report import json_ready
 from synthpriv.privacy.randomness import RandomSource
-from synthpriv.runner import check_delta, hold_back, synthesise
+from synthpriv.runner import check_delta, hold_back, job_source, synthesise
 from synthpriv.table import read_table
 
 COLUMNS = (
@@ -119,7 +119,7 @@ def run_sweep(
         raise ConfigError(f"--repeats must be at least 1, got {repeats}.")
     real = read_table(job.data_path, job.schema)
     check_delta(job, len(real))
-    train, held_back = hold_back(job, real)
+    train, held_back = hold_back(job, real, job_source(job))
     holdout = read_table(job.holdout_path, job.schema) if job.holdout_path else held_back
     if holdout is None:
         raise DataError(
