@@ -5,19 +5,23 @@ from __future__ import annotations
 import platform
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cached_property
 from importlib import metadata
 from pathlib import Path
 
 import pandas as pd
 
+from synthpriv.chunks import file_header, is_parquet, iter_chunks
 from synthpriv.config import Job
 from synthpriv.encoding import TableEncoder
+from synthpriv.engines import open_counts
 from synthpriv.errors import BudgetError
 from synthpriv.pipeline import plan_job, run_stages
 from synthpriv.privacy.accountant import Ledger
 from synthpriv.privacy.plan import Plan
 from synthpriv.privacy.randomness import RandomSource
-from synthpriv.release import check_target, release_lock, write_release
+from synthpriv.release import SYNTHETIC, check_target, release_lock, write_release
+from synthpriv.sampling import SyntheticRows
 from synthpriv.stage import PipelineState
 from synthpriv.table import read_table
 
@@ -32,12 +36,31 @@ RELATIONS = {"add_remove": "adding or removing one row", "replace_one": "replaci
 
 @dataclass
 class RunResult:
+    """A finished run. ``synthetic`` and ``real`` are loaded on first use (a large release is
+    never held in memory by the run itself): prefer the files for large tables."""
+
     out_dir: Path
     ledger: Ledger
     plan: Plan
-    synthetic: pd.DataFrame
     manifest: dict
-    real: pd.DataFrame
+    job: Job
+    records: int
+    _kept: pd.DataFrame | None = None
+
+    @cached_property
+    def synthetic(self) -> pd.DataFrame:
+        """The released table: kept from sampling if it was one block, else read back."""
+        if self._kept is not None:
+            return self._kept
+        return read_table(self.out_dir / SYNTHETIC, self.job.schema)
+
+    @cached_property
+    def real(self) -> pd.DataFrame:
+        """The sensitive input, read whole (for evaluation: not part of the release)."""
+        path, schema = self.job.data_path, self.job.schema
+        if is_parquet(path):
+            return pd.concat(list(iter_chunks(path, schema, self.job.config.data.chunk_rows)))
+        return read_table(path, schema)
 
 
 def package_versions() -> dict[str, str]:
@@ -105,19 +128,25 @@ def run_job(
     out_dir = job.output_dir(out)
     check_target(out_dir, force)
     plan, stages = plan_job(job)
-    real = read_table(job.data_path, job.schema)
-    check_delta(job, len(real))
+    columns = file_header(job.data_path, job.schema)
     encoder = TableEncoder(job.schema)
     if source is None:
         seed = job.config.seed
         source = RandomSource.secure() if seed is None else RandomSource.seeded(seed)
-    state = PipelineState(
-        context=stages[0][0].context, encoder=encoder, data=encoder.encode(real),
-        requested_records=job.config.pipeline.records,
-    )
-    ledger = run_stages(stages, plan, state, source)
-    synthetic = state.synthetic[list(real.columns)]
+    with open_counts(job, encoder) as data:
+        check_delta(job, data.records)
+        state = PipelineState(
+            context=stages[0][0].context, encoder=encoder, data=data,
+            requested_records=job.config.pipeline.records,
+        )
+        ledger = run_stages(stages, plan, state, source)
+    synthetic = state.synthetic
+    if isinstance(synthetic, SyntheticRows):
+        synthetic.columns = columns
+    else:
+        synthetic = synthetic[columns]
     manifest = build_manifest(job, plan, ledger, state, source)
     with release_lock(out_dir):
         write_release(out_dir, synthetic, manifest, force)
-    return RunResult(out_dir, ledger, plan, synthetic, manifest, real)
+    kept = synthetic.only_block if isinstance(synthetic, SyntheticRows) else synthetic
+    return RunResult(out_dir, ledger, plan, manifest, job, len(synthetic), kept)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from synthpriv.domain import Dataset, Domain
+from synthpriv.domain import CountSource, Domain
 from synthpriv.marginals.estimation import GraphicalModel, estimate
 from synthpriv.marginals.junction_tree import model_cells
 from synthpriv.marginals.measurement import Measurement, measure_marginal
@@ -64,7 +64,7 @@ def _within_size(
 
 
 def run_aim(
-    data: Dataset,
+    data: CountSource,
     rho: float,
     settings: AimSettings,
     sensitivity: Sensitivity,
@@ -81,7 +81,7 @@ def run_aim(
     queries = workload(domain.attributes, settings.workload_degree)
     candidates = downward_closure(queries)
     weights = workload_weights(candidates, queries)
-    truth = {c: data.marginal(c) for c in candidates}
+    truth = data.marginals(candidates)  # one pass over the data for every candidate
 
     measurements = [
         measure_marginal(data, (a,), multiplier * sensitivity.l2, sensitivity.l2, source, ledger)
