@@ -7,6 +7,7 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
+from pydantic import Field
 
 from synthpriv.encoding import TableEncoder
 from synthpriv.errors import ConfigError
@@ -19,6 +20,8 @@ BLOCK_ROWS = 1_000_000
 
 class SampleOptions(StageOptions):
     method: Literal["rounded", "iid"] = "rounded"
+    block_rows: int = Field(default=BLOCK_ROWS, ge=1,
+                            description="rows drawn, decoded and written at a time")
 
 
 class SyntheticRows:
@@ -86,4 +89,4 @@ class SampleStage(Stage):
             records = max(1, round(state.model.total))
             state.records_source = "estimated from the noisy marginals (post-processing)"
         state.synthetic = SyntheticRows(state.model, state.encoder, records, self.options.method,
-                                        source.numpy_generator())
+                                        source.numpy_generator(), self.options.block_rows)
