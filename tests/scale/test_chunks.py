@@ -78,7 +78,7 @@ def test_invalid_utf8_offset_is_read_tables_across_blocks(
 ) -> None:
     monkeypatch.setattr(chunks, "BLOCK_BYTES", 5)  # cut multi-byte characters at block ends
     path = tmp_path / "t.csv"
-    path.write_bytes(prefix + "age,colour\n".encode() + "30,réd\n".encode() * 7 + b"30,r\xe9d\n")
+    path.write_bytes(prefix + b"age,colour\n" + "30,réd\n".encode() * 7 + b"30,r\xe9d\n")
     expected, got = errors(path, SMALL, chunk_rows=3)
     assert "not UTF-8" in got and got == expected
 
