@@ -39,7 +39,7 @@ from synthpriv.table import (
     ragged_row_error,
 )
 
-DEFAULT_CHUNK_ROWS = 100_000
+CHUNK_CELLS = 1_500_000  # cells parsed at a time by default: 100,000 rows of 15 columns
 BLOCK_BYTES = 1 << 20
 
 
@@ -48,17 +48,17 @@ def is_parquet(path: Path) -> bool:
 
 
 def iter_chunks(
-    path: str | Path, schema: Schema, chunk_rows: int = DEFAULT_CHUNK_ROWS
+    path: str | Path, schema: Schema, chunk_rows: int | None = None
 ) -> Iterator[pd.DataFrame]:
     """Typed chunks of the table at ``path`` (CSV, or Parquet by suffix), ``chunk_rows`` rows each
-    (the last may be shorter), indexed by global row position, columns in the file's order.
+    (the last may be shorter; None: ``CHUNK_CELLS`` cells' worth), indexed by global row
+    position, columns in the file's order.
 
     Raises the DataError ``read_table`` raises for the same defect; a defect is found when the
     chunk holding it is read, so earlier chunks may already have been yielded.
     """
     path = Path(path)
-    if chunk_rows < 1:
-        raise ValueError("chunk_rows must be at least 1")
+    chunk_rows = resolve_chunk_rows(chunk_rows, schema)
     use_returning_memory_pool()
     batches = _parquet_batches(path, schema, chunk_rows) if is_parquet(path) else _csv_batches(
         path, schema)
@@ -70,6 +70,16 @@ def iter_chunks(
         first += len(raw)
     if first == 0:
         raise no_rows_error(path)
+
+
+def resolve_chunk_rows(chunk_rows: int | None, schema: Schema) -> int:
+    """``chunk_rows`` if given, else as many rows as make ``CHUNK_CELLS`` cells (wide tables get
+    shorter chunks, so a chunk's memory does not grow with the number of columns)."""
+    if chunk_rows is None:
+        return max(1, CHUNK_CELLS // len(schema.columns))
+    if chunk_rows < 1:
+        raise ValueError("chunk_rows must be at least 1")
+    return chunk_rows
 
 
 def file_header(path: str | Path, schema: Schema) -> list[str]:
@@ -227,11 +237,14 @@ def parquet_row_groups(path: str | Path) -> list[int]:
 
 
 def iter_parquet_part(
-    path: str | Path, schema: Schema, row_groups: list[int], first_row: int, chunk_rows: int
+    path: str | Path, schema: Schema, row_groups: list[int], first_row: int,
+    chunk_rows: int | None = None,
 ) -> Iterator[pd.DataFrame]:
     """Checked chunks of some row groups of a Parquet file whose first row is the file's
     ``first_row``-th (so errors name global rows): one partition of a distributed count."""
     path = Path(path)
+    chunk_rows = resolve_chunk_rows(chunk_rows, schema)
+    use_returning_memory_pool()
     first = first_row - 1
     for table in _rebatch(_parquet_batches(path, schema, chunk_rows, row_groups), chunk_rows):
         raw = table.to_pandas()

@@ -34,7 +34,10 @@ class DataConfig(_Strict):
         description="where exact marginal counts are computed: 'local' streams the file on this "
         "machine; 'dask' counts on a Dask cluster (only counts come back to this machine)",
     )
-    chunk_rows: int = Field(default=100_000, ge=1, description="rows parsed and encoded at a time")
+    chunk_rows: int | None = Field(
+        default=None, ge=1,
+        description="rows parsed and encoded at a time; none: 1.5 million cells' worth",
+    )
     scheduler: str | None = Field(
         default=None, description="dask only: address of a running scheduler (tcp://host:8786); "
         "none starts a local cluster of 'workers' processes",

@@ -15,31 +15,36 @@ from synthpriv.privacy.accountant import Ledger
 from synthpriv.privacy.randomness import RandomSource
 from synthpriv.stage import PipelineState, SamplingModel, Stage, StageOptions, StagePlan, register
 
-BLOCK_ROWS = 1_000_000
+BLOCK_CELLS = 4_000_000  # cells drawn and decoded at a time by default (~270,000 rows of 15)
 
 
 class SampleOptions(StageOptions):
     method: Literal["rounded", "iid"] = "rounded"
-    block_rows: int = Field(default=BLOCK_ROWS, ge=1,
-                            description="rows drawn, decoded and written at a time")
+    block_rows: int | None = Field(
+        default=None, ge=1,
+        description="rows drawn, decoded and written at a time; none: 4 million cells' worth",
+    )
 
 
 class SyntheticRows:
     """The synthetic table as blocks of decoded rows, drawn from the model only as the release
-    writes them, so memory holds one block (``block_rows`` rows) whatever the table's size.
+    writes them, so memory holds one block (``block_rows`` rows; by default ``BLOCK_CELLS``
+    cells' worth) whatever the table's size.
 
     Blocks are drawn in order and once. With ``rounded`` each block is a controlled rounding of
     the model at the block's size: a table of one block (every table up to ``block_rows`` rows)
-    is exactly the one-shot rounding; a larger one's cell counts may differ from it by at most
-    the number of blocks. Post-processing only: costs no budget.
+    is the one-shot rounding as before; in a larger one the blocks' rounding errors (each under
+    one row per cell) add up, which is small beside the noise. Post-processing only: costs no
+    budget.
     """
 
     def __init__(
         self, model: SamplingModel, encoder: TableEncoder, records: int, method: str,
-        rng: np.random.Generator, block_rows: int = BLOCK_ROWS,
+        rng: np.random.Generator, block_rows: int | None = None,
     ) -> None:
         self.model, self.encoder, self.records, self.method = model, encoder, records, method
-        self.rng, self.block_rows = rng, block_rows
+        self.rng = rng
+        self.block_rows = block_rows or max(1, BLOCK_CELLS // len(encoder.domain))
         self.columns: list[str] | None = None
         self.only_block: pd.DataFrame | None = None
         self._drawn = False

@@ -31,7 +31,7 @@ Part = tuple[list[int], int] | None  # (row groups, first row) of a Parquet file
 
 
 def count_part(
-    path: Path, schema: Schema, part: Part, chunk_rows: int, cliques: list[Clique]
+    path: Path, schema: Schema, part: Part, chunk_rows: int | None, cliques: list[Clique]
 ) -> tuple[list[np.ndarray], int]:
     """Runs on a worker: exact counts of ``cliques`` over one partition, and its row count."""
     chunks = (iter_chunks(path, schema, chunk_rows) if part is None
@@ -55,7 +55,7 @@ def partitions(path: Path) -> list[Part]:
 class DaskCounts(CachedCounts):
     """Counts computed by a ``distributed.Client``'s workers, summed on the driver."""
 
-    def __init__(self, client, path: Path, schema: Schema, chunk_rows: int) -> None:
+    def __init__(self, client, path: Path, schema: Schema, chunk_rows: int | None) -> None:
         super().__init__(TableEncoder(schema).domain)
         file_header(path, schema)
         self.client, self.path, self.schema, self.chunk_rows = client, path, schema, chunk_rows
@@ -65,7 +65,7 @@ class DaskCounts(CachedCounts):
     @classmethod
     @contextlib.contextmanager
     def connect(
-        cls, path: Path, schema: Schema, chunk_rows: int, scheduler: str | None, workers: int
+        cls, path: Path, schema: Schema, chunk_rows: int | None, scheduler: str | None, workers: int
     ) -> Iterator[DaskCounts]:
         """A source on the cluster at ``scheduler``, or on a local cluster of ``workers``
         processes (one thread each) started here and shut down on exit."""

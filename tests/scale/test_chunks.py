@@ -23,7 +23,7 @@ SMALL = parse_schema(
 )
 
 
-@pytest.mark.parametrize("chunk_rows", [1000, 3001, 7, 10_000])
+@pytest.mark.parametrize("chunk_rows", [1000, 3001, 389, 10_000])  # n = 3001 is prime
 def test_chunks_concatenate_to_read_table(adult_csv: Path, adult_schema: Schema, chunk_rows: int) -> None:
     parts = list(iter_chunks(adult_csv, adult_schema, chunk_rows))
     assert [len(p) for p in parts[:-1]] == [chunk_rows] * (len(parts) - 1)
