@@ -9,8 +9,9 @@ configs/adult-mst.yaml pointed at the generated file (δ = 1e-8 so that δ < 1/n
 records default to the DP estimate of n). Stages timed: ``read+encode`` (checked chunks spooled to
 disk), ``marginals`` (MST: 1-way, selection, 2-way, estimation), ``sample+write`` (blocks drawn,
 decoded and written into the release). Peak RSS per stage is sampled every 10 ms from /proc. A line
-of JSON per cell is appended to ``<out>/results.jsonl``, and a table printed at the end with the
-fitted slope of time against rows (least squares on log-log: 1.0 = linear).
+of JSON per cell is appended to ``<out>/results.jsonl``, and a table printed at the end with a
+least-squares line of total time against rows and the log-log slope between the two largest sizes
+(``--summary`` prints the table of all cells recorded in ``<out>``).
 
 Data model: rows of the bundled Adult training table drawn with replacement (seeded), numeric
 columns jittered within their public bounds, and for wide variants extra categorical columns
@@ -178,9 +179,13 @@ def run_cell(data: Path, out: Path) -> dict:
     }
 
 
-def slope(rows: list[float], seconds: list[float]) -> float:
-    """Least-squares slope of log(seconds) on log(rows): 1.0 means time linear in rows."""
-    return float(np.polyfit(np.log(rows), np.log(seconds), 1)[0])
+def fit(rows: list[float], seconds: list[float]) -> tuple[float, float, float]:
+    """Time against rows: least-squares ``seconds = fixed + per_million * rows / 10^6`` and the
+    log-log slope between the two largest sizes (1.0 = linear once fixed costs are amortised)."""
+    per_million, fixed = np.polyfit(np.asarray(rows) / 1e6, seconds, 1)
+    order = np.argsort(rows)[-2:]
+    loglog = np.diff(np.log(np.asarray(seconds)[order])) / np.diff(np.log(np.asarray(rows)[order]))
+    return float(fixed), float(per_million), float(loglog[0])
 
 
 def main() -> None:
@@ -189,8 +194,13 @@ def main() -> None:
     parser.add_argument("--columns", default="15")
     parser.add_argument("--out", type=Path, default=Path("/tmp/synthpriv-scale"))
     parser.add_argument("--cell", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--summary", action="store_true", help="table of <out>/results.jsonl")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.summary:
+        lines = (args.out / "results.jsonl").read_text().splitlines()
+        summarise(sorted((json.loads(line) for line in lines), key=lambda r: (r["columns"], r["rows"])))
+        return
     if args.cell is not None:
         print(json.dumps(run_cell(args.cell, args.out)))
         return
@@ -209,6 +219,11 @@ def main() -> None:
             with (args.out / "results.jsonl").open("a") as handle:
                 handle.write(json.dumps(result) + "\n")
             results.append(result)
+    summarise(results)
+
+
+def summarise(results: list[dict]) -> None:
+    """Print the results as a Markdown table, with the fitted time-against-rows line."""
     print("| rows | cols | read+encode s | marginals s | sample+write s | total s | peak RSS MiB |")
     print("|---:|---:|---:|---:|---:|---:|---:|")
     for r in results:
@@ -218,8 +233,10 @@ def main() -> None:
     for columns in sorted({r["columns"] for r in results}):
         cells = [r for r in results if r["columns"] == columns]
         if len(cells) > 1:
-            fitted = slope([r["rows"] for r in cells], [r["total_seconds"] for r in cells])
-            print(f"{columns} columns: time ~ rows^{fitted:.2f}")
+            fixed, per_million, loglog = fit([r["rows"] for r in cells],
+                                             [r["total_seconds"] for r in cells])
+            print(f"{columns} columns: total s = {fixed:.1f} + {per_million:.1f} per 10^6 rows; "
+                  f"log-log slope between the two largest sizes {loglog:.2f}")
 
 
 if __name__ == "__main__":

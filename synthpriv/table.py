@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 import pandas as pd
@@ -51,6 +52,9 @@ def parse_chunk(raw: pd.DataFrame, schema: Schema, path: Path, first_row: int) -
     return table
 
 
+# The messages below are raised by read_table and by the chunked readers alike (one wording).
+
+
 def ragged_row_error(path: Path, number: int, fields: int, expected: int) -> DataError:
     return DataError(
         f"{path}: row {number} has {fields} fields, the header has {expected}. "
@@ -70,7 +74,7 @@ def empty_file_error(path: Path) -> DataError:
     return DataError(f"{path}: the file is empty. Expected a header row and data rows.")
 
 
-def open_binary(path: Path):
+def open_binary(path: Path) -> BinaryIO:
     """``path`` opened for reading bytes, or a DataError naming the config key to fix."""
     try:
         return path.open("rb")

@@ -94,8 +94,10 @@ class DaskCounts(CachedCounts):
 
     @property
     def records(self) -> int:
+        """Rows of the table (counted in a pass that also counts every 1-way marginal, which
+        every selection measures first)."""
         if self._records is None:
-            self.marginals([()])
+            self.marginals([(), *((a,) for a in self.domain.attributes)])
         assert self._records is not None
         return self._records
 

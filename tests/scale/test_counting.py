@@ -101,3 +101,14 @@ def test_job_releases_in_blocks(write_job, tmp_path: Path) -> None:
     assert len(table) == 2500 and result.records == 2500
     assert list(table.columns) == list(read_table(load_job(config).data_path,
                                                   load_job(config).schema).columns)
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    ({"engine": "spark"}, r"data\.engine"),
+    ({"chunk_rows": 0}, r"data\.chunk_rows"),
+])
+def test_engine_options_are_checked(write_job, data: dict, message: str) -> None:
+    from synthpriv.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=message):
+        load_job(write_job({"data": data}))
