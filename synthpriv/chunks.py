@@ -5,10 +5,11 @@ messages (``table.parse_chunk``), rows numbered globally (1 = the first data row
 at most ``chunk_rows`` rows parsed at a time, so memory does not grow with the file. Nothing read
 here is released.
 
-CSV is parsed by pyarrow's streaming reader (measured about 5x faster than the ``csv`` module at
-parsing, see the scale notes), with the same dialect as ``read_table`` on valid files. Where
-pyarrow rejects the file's structure (a ragged row, a byte that is not UTF-8), a streaming scan
-with the ``csv`` module finds the first such row or byte and raises ``read_table``'s own message.
+CSV is parsed by pyarrow's streaming reader (measured 4x faster than the ``csv`` module at parsing
+and checking, 11x at parsing alone; 1 MiB blocks keep its read-ahead to tens of MiB), with the
+same dialect as ``read_table`` on valid files. Where pyarrow rejects the file's structure (a ragged
+row, a byte that is not UTF-8), a streaming scan with the ``csv`` module finds the first such row
+or byte and raises ``read_table``'s own message.
 Parquet is read by row group batches; its cells are cast to text and checked by the same rules.
 """
 
@@ -19,7 +20,7 @@ import contextlib
 import csv
 import io
 import os
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -62,14 +63,22 @@ def iter_chunks(
     use_returning_memory_pool()
     batches = _parquet_batches(path, schema, chunk_rows) if is_parquet(path) else _csv_batches(
         path, schema)
-    first = 0
-    for table in _rebatch(batches, chunk_rows):
+    if not (yield from _checked(_rebatch(batches, chunk_rows), schema, path, first_row=1)):
+        raise no_rows_error(path)
+
+
+def _checked(
+    tables: Iterator[pa.Table], schema: Schema, path: Path, first_row: int
+) -> Generator[pd.DataFrame, None, int]:
+    """Each table of text cells parsed and checked (rows numbered on from ``first_row``,
+    indexed by global position); returns the number of rows."""
+    first = first_row - 1
+    for table in tables:
         raw = table.to_pandas()
         raw.index = pd.RangeIndex(first, first + len(raw))
         yield parse_chunk(raw, schema, path, first_row=first + 1)
         first += len(raw)
-    if first == 0:
-        raise no_rows_error(path)
+    return first - (first_row - 1)
 
 
 def resolve_chunk_rows(chunk_rows: int | None, schema: Schema) -> int:
@@ -245,9 +254,5 @@ def iter_parquet_part(
     path = Path(path)
     chunk_rows = resolve_chunk_rows(chunk_rows, schema)
     use_returning_memory_pool()
-    first = first_row - 1
-    for table in _rebatch(_parquet_batches(path, schema, chunk_rows, row_groups), chunk_rows):
-        raw = table.to_pandas()
-        raw.index = pd.RangeIndex(first, first + len(raw))
-        yield parse_chunk(raw, schema, path, first_row=first + 1)
-        first += len(raw)
+    batches = _parquet_batches(path, schema, chunk_rows, row_groups)
+    yield from _checked(_rebatch(batches, chunk_rows), schema, path, first_row)
