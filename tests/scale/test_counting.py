@@ -112,3 +112,23 @@ def test_engine_options_are_checked(write_job, data: dict, message: str) -> None
 
     with pytest.raises(ConfigError, match=message):
         load_job(write_job({"data": data}))
+
+
+@pytest.mark.parametrize(("recipe", "passes"), [("independent", 1), ("mst", 2), ("aim", 1)])
+def test_marginal_recipes_pass_over_the_data_at_most_twice(
+    write_job, adult_schema: Schema, encoder: TableEncoder, recipe: str, passes: int
+) -> None:
+    from synthpriv.pipeline import plan_job, run_stages
+    from synthpriv.privacy.randomness import RandomSource
+    from synthpriv.stage import PipelineState
+
+    stages_options = {"marginals": {"aim_rounds_per_attribute": 1, "iterations": 20,
+                                    "aim_round_iterations": 5}} if recipe == "aim" else {}
+    job = load_job(write_job({"pipeline": {"recipe": recipe, "stages": stages_options,
+                                           "records": 100}}))
+    plan, stages = plan_job(job)
+    with SpooledCodes(iter_chunks(job.data_path, job.schema, 700), encoder) as counts:
+        state = PipelineState(context=stages[0][0].context, encoder=encoder, data=counts,
+                              requested_records=100)
+        run_stages(stages, plan, state, RandomSource.seeded(1))
+        assert counts.passes == passes
