@@ -48,7 +48,7 @@ def command_run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     result = run_job(job, out=args.out, force=args.force)
     guarantee = result.manifest["guarantee"]
-    print(f"released {len(result.synthetic)} synthetic rows in {time.perf_counter() - started:.1f} s")
+    print(f"released {result.records} synthetic rows in {time.perf_counter() - started:.1f} s")
     print(f"privacy: ε = {guarantee['epsilon']:.4f}, δ = {guarantee['delta']:g} "
           f"({guarantee['neighbouring']}; ledger: RDP {result.manifest['ledger']['epsilon_rdp']:.4f},"
           f" PLD {result.manifest['ledger']['epsilon_pld']:.4f})")

@@ -29,6 +29,20 @@ class DataConfig(_Strict):
     table_schema: Path | dict[str, Any] = Field(alias="schema")
     holdout: Path | None = None
     public_records: int | None = Field(default=None, ge=1)
+    engine: Literal["local", "dask"] = Field(
+        default="local",
+        description="where exact marginal counts are computed: 'local' streams the file on this "
+        "machine; 'dask' counts on a Dask cluster (only counts come back to this machine)",
+    )
+    chunk_rows: int | None = Field(
+        default=None, ge=1,
+        description="rows parsed and encoded at a time; none: 1.5 million cells' worth",
+    )
+    scheduler: str | None = Field(
+        default=None, description="dask only: address of a running scheduler (tcp://host:8786); "
+        "none starts a local cluster of 'workers' processes",
+    )
+    workers: int = Field(default=2, ge=1, description="dask only: local cluster's worker processes")
 
 
 class BudgetConfig(_Strict):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -81,10 +82,37 @@ class Dataset:
         Sensitivity: under add/remove-one-row adjacency exactly one cell changes by 1, so the
         L1 and L2 sensitivity of this query are both 1.
         """
-        sub = self.domain.project(attributes)
-        columns = self.codes[:, self.domain.axes(attributes)]
-        flat = np.ravel_multi_index(columns.T, sub.shape) if len(attributes) else np.zeros(
-            self.records, dtype=np.int64
-        )
-        counts = np.bincount(flat, minlength=sub.size())
-        return counts.reshape(sub.shape).astype(np.float64)
+        return clique_counts(self.codes, self.domain, attributes).astype(np.float64)
+
+    def marginals(self, cliques: Iterable[Sequence[str]]) -> dict[tuple[str, ...], np.ndarray]:
+        """``marginal`` of each clique, keyed by the clique as a tuple (each has sensitivity 1)."""
+        return {tuple(c): self.marginal(c) for c in cliques}
+
+
+class CountSource(Protocol):
+    """What the marginals stage reads from the sensitive table: exact counts, nothing else.
+
+    ``Dataset`` (codes in memory) and the chunked and distributed sources in synthpriv.counting
+    and synthpriv.engines all answer the same queries with the same exact counts.
+    """
+
+    domain: Domain
+
+    @property
+    def records(self) -> int: ...
+
+    def marginal(self, attributes: Sequence[str]) -> np.ndarray: ...
+
+    def marginals(self, cliques: Iterable[Sequence[str]]) -> dict[tuple[str, ...], np.ndarray]: ...
+
+
+def clique_counts(codes: np.ndarray, domain: Domain, attributes: Sequence[str]) -> np.ndarray:
+    """Exact int64 counts of the rows of ``codes`` (any integer dtype, columns in domain order)
+    in each cell of the marginal over ``attributes``, shaped like its sub-domain."""
+    sub = domain.project(attributes)
+    flat = np.zeros(codes.shape[0], dtype=np.int64)
+    for axis, size in zip(domain.axes(attributes), sub.shape, strict=True):
+        flat *= size
+        flat += codes[:, axis]
+    counts = np.bincount(flat, minlength=sub.size())
+    return counts.reshape(sub.shape)

@@ -14,7 +14,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -104,9 +104,10 @@ def _remove_stale(target: Path) -> None:
 
 
 def write_release(
-    target: Path, synthetic: pd.DataFrame, manifest: dict, force: bool
+    target: Path, synthetic: pd.DataFrame | Iterable[pd.DataFrame], manifest: dict, force: bool
 ) -> dict[str, str]:
-    """Write ``synthetic`` and ``manifest`` (plus file checksums) to ``target`` atomically.
+    """Write ``synthetic`` (a table, or blocks of one written as they come) and ``manifest``
+    (plus file checksums and row count) to ``target`` atomically.
 
     Call under ``release_lock(target)``. Returns the files' sha256 by name.
     """
@@ -115,10 +116,11 @@ def write_release(
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
     try:
         csv_path = staging / SYNTHETIC
-        synthetic.to_csv(csv_path, index=False)
+        rows = write_csv_blocks(csv_path, [synthetic] if isinstance(synthetic, pd.DataFrame)
+                                else synthetic)
         checksums = {SYNTHETIC: sha256_of(csv_path)}
         manifest = {**manifest, "files": {SYNTHETIC: {"sha256": checksums[SYNTHETIC],
-                                                      "rows": len(synthetic)}}}
+                                                      "rows": rows}}}
         manifest_path = staging / MANIFEST
         manifest_path.write_text(json.dumps(manifest, indent=2, default=str) + "\n")
         for path in (csv_path, manifest_path):
@@ -129,6 +131,17 @@ def write_release(
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return checksums
+
+
+def write_csv_blocks(path: Path, blocks: Iterable[pd.DataFrame]) -> int:
+    """Append ``blocks`` to one CSV at ``path`` (header from the first), as pandas writes one
+    table; returns the number of rows written."""
+    rows = 0
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        for block in blocks:
+            block.to_csv(handle, index=False, header=rows == 0)
+            rows += len(block)
+    return rows
 
 
 def _swap_into_place(staging: Path, target: Path) -> None:

@@ -2,23 +2,29 @@
 
 from __future__ import annotations
 
+import contextlib
 import platform
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cached_property
 from importlib import metadata
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
+from synthpriv.chunks import file_header, is_parquet, iter_chunks
 from synthpriv.config import Job
+from synthpriv.domain import CountSource
 from synthpriv.encoding import TableEncoder
+from synthpriv.engines import open_counts
 from synthpriv.errors import BudgetError, DataError
 from synthpriv.pipeline import plan_job, run_stages
 from synthpriv.privacy.accountant import Ledger
 from synthpriv.privacy.plan import Plan
 from synthpriv.privacy.randomness import RandomSource
-from synthpriv.release import check_target, release_lock, write_release
+from synthpriv.release import SYNTHETIC, check_target, release_lock, write_release
+from synthpriv.sampling import SyntheticRows
 from synthpriv.stage import PipelineState, Stage
 from synthpriv.table import read_table
 
@@ -33,13 +39,34 @@ RELATIONS = {"add_remove": "adding or removing one row", "replace_one": "replaci
 
 @dataclass
 class RunResult:
+    """A landed release, and what evaluation needs to read beside it (never released)."""
+
     out_dir: Path
     ledger: Ledger
     plan: Plan
-    synthetic: pd.DataFrame
     manifest: dict
-    real: pd.DataFrame
+    job: Job
+    records: int
+    _kept: pd.DataFrame | None = None  # the released table when it was sampled in one block
     held_back: pd.DataFrame | None = None  # rows kept from the generator for evaluation only
+    _members: pd.DataFrame | None = None  # the rows fitted, when a hold-back split them off
+
+    @cached_property
+    def synthetic(self) -> pd.DataFrame:
+        """The released table: kept from sampling if it was one block, else read back."""
+        if self._kept is not None:
+            return self._kept
+        return read_table(self.out_dir / SYNTHETIC, self.job.schema)
+
+    @cached_property
+    def real(self) -> pd.DataFrame:
+        """The rows the generator was fitted on, read whole (for evaluation only)."""
+        if self._members is not None:
+            return self._members
+        path, schema = self.job.data_path, self.job.schema
+        if is_parquet(path):
+            return pd.concat(list(iter_chunks(path, schema, self.job.config.data.chunk_rows)))
+        return read_table(path, schema)
 
 
 def package_versions() -> dict[str, str]:
@@ -107,29 +134,42 @@ class Synthesis:
     plan: Plan
     ledger: Ledger
     state: PipelineState
-    synthetic: pd.DataFrame
+    synthetic: SyntheticRows | pd.DataFrame
 
 
 def synthesise(
+    job: Job,
+    data: CountSource,
+    source: RandomSource,
+    planned: tuple[Plan, list[tuple[Stage, float]]] | None = None,
+) -> Synthesis:
+    """Run the job's stages on ``data`` (encoded counts) with one Ledger; no release.
+
+    ``planned`` = ``plan_job(job)`` when the caller runs the same job many times (stages are
+    stateless; planning calibrates noise and takes about a second).
+    """
+    plan, stages = plan_job(job) if planned is None else planned
+    state = PipelineState(
+        context=stages[0][0].context, encoder=TableEncoder(job.schema), data=data,
+        requested_records=job.config.pipeline.records,
+    )
+    ledger = run_stages(stages, plan, state, source)
+    return Synthesis(plan, ledger, state, state.synthetic)
+
+
+def synthesise_table(
     job: Job,
     real: pd.DataFrame,
     source: RandomSource,
     planned: tuple[Plan, list[tuple[Stage, float]]] | None = None,
 ) -> Synthesis:
-    """Run the job's stages on ``real`` (already read and checked) with one Ledger; no release.
-
-    ``planned`` = ``plan_job(job)`` when the caller runs the same job many times (stages are
-    stateless; planning calibrates noise and takes about a second). The evaluation's shadow-model
-    attack and the sweep re-run the same pipeline through this.
-    """
-    plan, stages = plan_job(job) if planned is None else planned
-    encoder = TableEncoder(job.schema)
-    state = PipelineState(
-        context=stages[0][0].context, encoder=encoder, data=encoder.encode(real),
-        requested_records=job.config.pipeline.records,
-    )
-    ledger = run_stages(stages, plan, state, source)
-    return Synthesis(plan, ledger, state, state.synthetic[list(real.columns)])
+    """``synthesise`` on a small table held in memory, its synthetic table as one DataFrame in
+    ``real``'s column order. The sweep and the shadow-model attack re-run the pipeline so."""
+    run = synthesise(job, TableEncoder(job.schema).encode(real), source, planned)
+    table = run.synthetic
+    if isinstance(table, SyntheticRows):
+        table = pd.concat(list(table), ignore_index=True)
+    return Synthesis(run.plan, run.ledger, run.state, table[list(real.columns)])
 
 
 def job_source(job: Job) -> RandomSource:
@@ -138,16 +178,24 @@ def job_source(job: Job) -> RandomSource:
     return RandomSource.secure() if seed is None else RandomSource.seeded(seed)
 
 
+def holds_back(job: Job) -> bool:
+    """True when the config asks to split non-members off the input (no holdout file)."""
+    evaluation = job.config.evaluation
+    return (
+        evaluation.holdout_fraction is not None and evaluation.enabled
+        and job.config.data.holdout is None
+    )
+
+
 def hold_back(
     job: Job, real: pd.DataFrame, source: RandomSource
 ) -> tuple[pd.DataFrame, pd.DataFrame | None]:
     """Split off ``evaluation.holdout_fraction`` of the rows when the config names no holdout
     file, so the attacks have real non-members; the generator never sees them. The split is
     data-independent, so the release stays (ε, δ)-DP with respect to the whole input table."""
-    evaluation = job.config.evaluation
-    fraction = evaluation.holdout_fraction
-    if fraction is None or not evaluation.enabled or job.config.data.holdout is not None:
+    if not holds_back(job):
         return real, None
+    fraction = job.config.evaluation.holdout_fraction
     order = source.numpy_generator().permutation(len(real))
     cut = int(round(fraction * len(real)))
     if cut < 2 or len(real) - cut < 2:
@@ -155,8 +203,23 @@ def hold_back(
             f"evaluation.holdout_fraction = {fraction:g} of {len(real)} rows leaves fewer than two "
             "rows on one side. Choose a fraction that keeps both parts at two rows or more."
         )
-    keep, held = np.sort(order[cut:]), np.sort(order[:cut])
+    keep, held = sorted(order[cut:]), sorted(order[:cut])
     return real.iloc[keep].reset_index(drop=True), real.iloc[held].reset_index(drop=True)
+
+
+@contextlib.contextmanager
+def open_input(
+    job: Job, source: RandomSource
+) -> Iterator[tuple[CountSource, pd.DataFrame | None, pd.DataFrame | None]]:
+    """The input as a count source (streamed by the configured engine), with the fitted and the
+    held-back rows when a hold-back split the table (that path reads the table whole)."""
+    encoder = TableEncoder(job.schema)
+    if not holds_back(job):
+        with open_counts(job, encoder) as data:
+            yield data, None, None
+        return
+    members, held = hold_back(job, read_table(job.data_path, job.schema), source)
+    yield encoder.encode(members), members, held
 
 
 def run_job(
@@ -166,12 +229,19 @@ def run_job(
     out_dir = job.output_dir(out)
     check_target(out_dir, force)
     planned = plan_job(job)  # fails on a bad plan before any data is read
-    real = read_table(job.data_path, job.schema)
-    check_delta(job, len(real))
+    columns = file_header(job.data_path, job.schema)
     source = job_source(job) if source is None else source
-    real, held_back = hold_back(job, real, source)
-    run = synthesise(job, real, source, planned)
+    with open_input(job, source) as (data, members, held_back):
+        check_delta(job, data.records)
+        run = synthesise(job, data, source, planned)
+    synthetic = run.synthetic
+    if isinstance(synthetic, SyntheticRows):
+        synthetic.columns = columns
+    else:
+        synthetic = synthetic[columns]
     manifest = build_manifest(job, run.plan, run.ledger, run.state, source)
     with release_lock(out_dir):
-        write_release(out_dir, run.synthetic, manifest, force)
-    return RunResult(out_dir, run.ledger, run.plan, run.synthetic, manifest, real, held_back)
+        write_release(out_dir, synthetic, manifest, force)
+    kept = synthetic.only_block if isinstance(synthetic, SyntheticRows) else synthetic
+    return RunResult(out_dir, run.ledger, run.plan, manifest, job, len(synthetic), kept,
+                     held_back, members)

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from synthpriv.domain import Dataset, Domain
+from synthpriv.domain import CountSource, Domain
 from synthpriv.encoding import TableEncoder
 from synthpriv.errors import ConfigError
 from synthpriv.marginals.measurement import Measurement
@@ -70,7 +70,7 @@ class PipelineState:
 
     context: PlanContext
     encoder: TableEncoder
-    data: Dataset
+    data: CountSource
     requested_records: int | None = None
     measurements: list[Measurement] = field(default_factory=list)
     model: SamplingModel | None = None

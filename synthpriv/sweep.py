@@ -29,7 +29,7 @@ from synthpriv.evaluation.controls import sdv_generator
 from synthpriv.evaluation.evaluate import NOTICE, Claim, evaluate_tables
 from synthpriv.evaluation.report import json_ready
 from synthpriv.privacy.randomness import RandomSource
-from synthpriv.runner import check_delta, hold_back, job_source, synthesise
+from synthpriv.runner import check_delta, hold_back, job_source, synthesise_table
 from synthpriv.table import read_table
 
 COLUMNS = (
@@ -140,7 +140,7 @@ def run_sweep(
         try:
             run_job = job.with_budget(epsilon, None)
             start = time.perf_counter()
-            run = synthesise(run_job, train, _run_source(job, index))
+            run = synthesise_table(run_job, train, _run_source(job, index))
             fit_seconds = time.perf_counter() - start
             ledger_epsilon = run.ledger.epsilon(budget.delta)
             start = time.perf_counter()

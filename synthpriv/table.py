@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 import pandas as pd
@@ -17,6 +18,13 @@ from synthpriv.errors import DataError
 from synthpriv.schema import CategoricalColumn, NumericColumn, Schema, repeated
 
 MAX_SHOWN = 5
+MAX_VALUE_CHARS = 40
+
+
+def _examples(values: pd.Series) -> list[str]:
+    """Up to MAX_SHOWN distinct offending values, each cut to MAX_VALUE_CHARS for the message."""
+    return [v if len(v) <= MAX_VALUE_CHARS else v[:MAX_VALUE_CHARS] + f"…({len(v)} chars)"
+            for v in sorted(set(values))[:MAX_SHOWN]]
 
 
 def read_table(path: str | Path, schema: Schema) -> pd.DataFrame:
@@ -44,41 +52,71 @@ def read_table(path: str | Path, schema: Schema) -> pd.DataFrame:
     _check_header(header, schema, path)
     for number, row in enumerate(rows[1:], start=1):
         if len(row) != len(header):
-            hint = (
-                "an unclosed quote? The quoted field runs on over the following lines"
-                if any("\n" in field for field in row)
-                else "a stray delimiter or an unquoted comma?"
-            )
-            raise DataError(
-                f"{path}: row {number} has {len(row)} fields, the header has {len(header)}. "
-                f"Fix that row ({hint})."
-            )
+            raise ragged_row_error(path, number, row, len(header))
     if len(rows) == 1:
-        raise DataError(f"{path}: the file has a header but no rows. A table needs at least one row.")
-    raw = pd.DataFrame(rows[1:], columns=header, dtype=str)
+        raise no_rows_error(path)
+    return parse_chunk(pd.DataFrame(rows[1:], columns=header, dtype=str), schema, path, first_row=1)
+
+
+def parse_chunk(raw: pd.DataFrame, schema: Schema, path: Path, first_row: int) -> pd.DataFrame:
+    """Parse and check string cells ``raw`` (columns named as in the schema, rows numbered from
+    ``first_row``): the one per-column rule set shared by ``read_table`` and the chunked readers
+    (synthpriv.chunks), so errors name the same rows whichever reads the file."""
     table = pd.DataFrame(index=raw.index)
-    for name in header:
-        column = schema.column(name)
+    for name in raw.columns:
         values = raw[name].str.strip()
-        table[name] = _parse_column(values, column, schema.unknown_categories, path)
+        table[name] = _parse_column(values, schema.column(name), schema.unknown_categories, path,
+                                    first_row)
     return table
 
 
-def _read_text(path: Path) -> str:
+# The messages below are raised by read_table and by the chunked readers alike (one wording).
+
+
+def ragged_row_error(path: Path, number: int, row: list[str], expected: int) -> DataError:
+    """Row ``number`` has the wrong number of fields; a field spanning lines hints at a quote."""
+    hint = (
+        "an unclosed quote? The quoted field runs on over the following lines"
+        if any("\n" in field for field in row)
+        else "a stray delimiter or an unquoted comma?"
+    )
+    return DataError(
+        f"{path}: row {number} has {len(row)} fields, the header has {expected}. "
+        f"Fix that row ({hint})."
+    )
+
+
+def no_rows_error(path: Path) -> DataError:
+    return DataError(f"{path}: the file has a header but no rows. A table needs at least one row.")
+
+
+def not_utf8_error(path: Path, offset: int) -> DataError:
+    return DataError(f"{path}: not UTF-8 (invalid byte at offset {offset}). Re-save the file as UTF-8.")
+
+
+def empty_file_error(path: Path) -> DataError:
+    return DataError(f"{path}: the file is empty. Expected a header row and data rows.")
+
+
+def open_binary(path: Path) -> BinaryIO:
+    """``path`` opened for reading bytes, or a DataError naming the config key to fix."""
     try:
-        data = path.read_bytes()
+        return path.open("rb")
     except FileNotFoundError:
         raise DataError(f"data file not found: {path}. Check 'data.path' in the config.") from None
     except IsADirectoryError:
         raise DataError(f"data path is a folder, not a CSV file: {path}") from None
+
+
+def _read_text(path: Path) -> str:
+    with open_binary(path) as handle:
+        data = handle.read()
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise DataError(
-            f"{path}: not UTF-8 (invalid byte at offset {error.start}). Re-save the file as UTF-8."
-        ) from None
+        raise not_utf8_error(path, error.start) from None
     if not text.strip():
-        raise DataError(f"{path}: the file is empty. Expected a header row and data rows.")
+        raise empty_file_error(path)
     return text
 
 
@@ -108,19 +146,20 @@ def _check_header(header: list[str], schema: Schema, path: Path) -> None:
         )
 
 
-def _rows(mask: np.ndarray) -> str:
-    rows = (np.flatnonzero(mask) + 1).tolist()
+def _rows(mask: np.ndarray, first: int = 1) -> str:
+    rows = (np.flatnonzero(mask) + first).tolist()
     shown = ", ".join(map(str, rows[:MAX_SHOWN]))
     return f"row {shown}" + (f" and {len(rows) - MAX_SHOWN} more" if len(rows) > MAX_SHOWN else "")
 
 
 def _parse_column(
-    values: pd.Series, column: CategoricalColumn | NumericColumn, policy: str, path: Path
+    values: pd.Series, column: CategoricalColumn | NumericColumn, policy: str, path: Path,
+    first: int = 1,
 ) -> pd.Series:
     is_missing = (values == "").to_numpy()
     if is_missing.any() and not column.missing:
         raise DataError(
-            f"{path}: column '{column.name}' has missing values at {_rows(is_missing)}, but the "
+            f"{path}: column '{column.name}' has missing values at {_rows(is_missing, first)}, but the "
             f"schema says it has none. Fill them, or set 'missing: true' for '{column.name}'."
         )
     if isinstance(column, CategoricalColumn):
@@ -128,33 +167,33 @@ def _parse_column(
         if not known.all():
             if policy == "missing":
                 return values.where(known & ~is_missing)
-            unknown = sorted(set(values[~known]))[:MAX_SHOWN]
+            unknown = _examples(values[~known])
             raise DataError(
                 f"{path}: column '{column.name}' has value(s) {unknown} not in the schema's "
-                f"categories, at {_rows(~known)}. Add them to the schema's categories, fix the "
+                f"categories, at {_rows(~known, first)}. Add them to the schema's categories, fix the "
                 "data, or set 'unknown_categories: missing'."
             )
         return values.where(~is_missing)
     numbers = pd.to_numeric(values.where(~is_missing), errors="coerce").to_numpy(dtype=float)
     bad = np.isnan(numbers) & ~is_missing
     if bad.any():
-        examples = sorted(set(values[bad]))[:MAX_SHOWN]
+        examples = _examples(values[bad])
         raise DataError(
             f"{path}: column '{column.name}' is {column.kind} but has non-numeric value(s) "
-            f"{examples} at {_rows(bad)}. Fix them, or leave the cell empty for a missing value."
+            f"{examples} at {_rows(bad, first)}. Fix them, or leave the cell empty for a missing value."
         )
     infinite = np.isinf(numbers)
     if infinite.any():
         raise DataError(
-            f"{path}: column '{column.name}' has infinite value(s) at {_rows(infinite)}. "
+            f"{path}: column '{column.name}' has infinite value(s) at {_rows(infinite, first)}. "
             "Replace them with a finite number or an empty cell."
         )
     fractional = (numbers != np.round(numbers)) & ~is_missing
     if column.kind == "integer" and fractional.any():
-        examples = sorted(set(values[fractional]))[:MAX_SHOWN]
+        examples = _examples(values[fractional])
         raise DataError(
             f"{path}: column '{column.name}' is integer but has non-integer value(s) {examples} "
-            f"at {_rows(fractional)}. Round them, or declare the column 'continuous'."
+            f"at {_rows(fractional, first)}. Round them, or declare the column 'continuous'."
         )
     return pd.Series(numbers, index=values.index, name=column.name)
 

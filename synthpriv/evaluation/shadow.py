@@ -72,12 +72,12 @@ class PipelineGenerator:
     def __call__(self, table: pd.DataFrame, seed: int) -> pd.DataFrame:
         from synthpriv.pipeline import plan_job
         from synthpriv.privacy.randomness import RandomSource
-        from synthpriv.runner import synthesise
+        from synthpriv.runner import synthesise_table
 
         key = f"{self.job.base_dir}|{self.job.config.model_dump_json()}"
         if key not in _PLANS:
             _PLANS[key] = plan_job(self.job)
-        return synthesise(self.job, table, RandomSource.seeded(seed), _PLANS[key]).synthetic
+        return synthesise_table(self.job, table, RandomSource.seeded(seed), _PLANS[key]).synthetic
 
 
 @dataclass(frozen=True)

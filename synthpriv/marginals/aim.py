@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from synthpriv.domain import Dataset, Domain
+from synthpriv.domain import CountSource, Domain
 from synthpriv.marginals.estimation import GraphicalModel, estimate
 from synthpriv.marginals.junction_tree import model_cells
 from synthpriv.marginals.measurement import Measurement, measure_marginal
@@ -94,7 +94,7 @@ def aim_score_sensitivity(
 
 
 def run_aim(
-    data: Dataset,
+    data: CountSource,
     rho: float,
     settings: AimSettings,
     sensitivity: Sensitivity,
@@ -114,7 +114,7 @@ def run_aim(
     weights = workload_weights(
         candidates, queries, focus_weights(queries, settings.focus, settings.focus_weight)
     )
-    truth = {c: data.marginal(c) for c in candidates}
+    truth = data.marginals(candidates)  # one pass over the data for every candidate
 
     measurements = [
         measure_marginal(data, (a,), multiplier * sensitivity.l2, sensitivity.l2, source, ledger)

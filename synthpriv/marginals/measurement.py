@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from synthpriv.domain import Dataset
+from synthpriv.domain import CountSource
 from synthpriv.privacy.accountant import DiscreteGaussianEvent, Ledger
 from synthpriv.privacy.mechanisms import discrete_gaussian_histogram
 from synthpriv.privacy.randomness import RandomSource
@@ -32,7 +32,7 @@ class Measurement:
 
 
 def measure_marginal(
-    data: Dataset,
+    data: CountSource,
     clique: tuple[str, ...],
     sigma: float,
     sensitivity: float,

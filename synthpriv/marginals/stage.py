@@ -163,6 +163,7 @@ class MarginalsStage(Stage):
             )
             return
         sigma = plan.noise["sigma_one_way"]
+        data.marginals([(a,) for a in data.domain.attributes])  # one pass counts them all
         state.measurements = [
             measure_marginal(data, (a,), sigma, l2, source, ledger) for a in data.domain.attributes
         ]
