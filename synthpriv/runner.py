@@ -225,22 +225,25 @@ def open_input(
 def run_job(
     job: Job, *, out: Path | None = None, force: bool = False, source: RandomSource | None = None
 ) -> RunResult:
-    """Plan, read, synthesise and release one job. Nothing is written unless all succeeds."""
+    """Plan, read, synthesise and release one job. Nothing is written unless all succeeds; the
+    output's lock is held from the first check to the rename, so of two jobs writing the same
+    release the second fails at once."""
     out_dir = job.output_dir(out)
     check_target(out_dir, force)
     planned = plan_job(job)  # fails on a bad plan before any data is read
     columns = file_header(job.data_path, job.schema)
     source = job_source(job) if source is None else source
-    with open_input(job, source) as (data, members, held_back):
-        check_delta(job, data.records)
-        run = synthesise(job, data, source, planned)
-    synthetic = run.synthetic
-    if isinstance(synthetic, SyntheticRows):
-        synthetic.columns = columns
-    else:
-        synthetic = synthetic[columns]
-    manifest = build_manifest(job, run.plan, run.ledger, run.state, source)
     with release_lock(out_dir):
+        check_target(out_dir, force)  # again under the lock: a job that just finished counts
+        with open_input(job, source) as (data, members, held_back):
+            check_delta(job, data.records)
+            run = synthesise(job, data, source, planned)
+        synthetic = run.synthetic
+        if isinstance(synthetic, SyntheticRows):
+            synthetic.columns = columns
+        else:
+            synthetic = synthetic[columns]
+        manifest = build_manifest(job, run.plan, run.ledger, run.state, source)
         write_release(out_dir, synthetic, manifest, force)
     kept = synthetic.only_block if isinstance(synthetic, SyntheticRows) else synthetic
     return RunResult(out_dir, run.ledger, run.plan, manifest, job, len(synthetic), kept,
