@@ -37,7 +37,7 @@ def test_run_writes_a_release_that_parses_back_to_the_schema(write_job, tmp_path
 def test_plan_prints_stages_noise_and_composed_epsilon(capsys) -> None:
     assert main(["plan", str(ROOT / "configs" / "adult.yaml")]) == 0
     printed = capsys.readouterr().out
-    assert "marginals" in printed and "sigma_one_way" in printed
+    assert "marginals" in printed and "sigma_first_rounds" in printed
     assert "composed plan: ε = 1.0000" in printed or "composed plan: ε = 0.99" in printed
 
 
