@@ -42,7 +42,6 @@ class AimSettings:
     final_iterations: int = 1000
     focus: tuple[str, ...] = ()
     focus_weight: float = 1.0
-    one_way_fraction: float | None = None  # share of ρ for the first 1-way marginals
 
 
 @dataclass(frozen=True)
@@ -117,16 +116,11 @@ def run_aim(
     )
     truth = data.marginals(candidates)  # one pass over the data for every candidate
 
-    # AIM measures every 1-way marginal at the first rounds' noise; a one_way_fraction gives
-    # them that share of ρ instead (each 1-way costs 1/(2·m²) zCDP at noise multiplier m).
-    one_way = multiplier
-    if settings.one_way_fraction is not None:
-        one_way = math.sqrt(len(domain) / (2 * settings.one_way_fraction * rho))
     measurements = [
-        measure_marginal(data, (a,), one_way * sensitivity.l2, sensitivity.l2, source, ledger)
+        measure_marginal(data, (a,), multiplier * sensitivity.l2, sensitivity.l2, source, ledger)
         for a in domain.attributes
     ]
-    spent = len(domain) / (2 * one_way**2)
+    spent = len(domain) / (2 * multiplier**2)
     model = estimate(domain, measurements, iterations=settings.round_iterations,
                      max_cells=settings.max_model_cells)
     while spent < rho * (1 - 1e-12):

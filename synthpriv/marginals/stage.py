@@ -57,10 +57,6 @@ class MarginalsOptions(StageOptions):
         description="aim only: columns whose marginals matter most (e.g. a prediction target)",
     )
     focus_weight: float = Field(default=1.0, ge=1.0, description="aim only: their workload weight")
-    aim_one_way_fraction: float | None = Field(
-        default=None, gt=0, lt=1,
-        description="aim only: share of the budget for the first 1-way marginals (None: AIM's)",
-    )
 
     @model_validator(mode="after")
     def _consistent(self) -> MarginalsOptions:
@@ -160,7 +156,7 @@ class MarginalsStage(Stage):
                 options.aim_workload_degree, options.aim_rounds_per_attribute,
                 options.aim_gaussian_fraction, options.max_model_cells,
                 options.aim_round_iterations, options.iterations,
-                tuple(options.focus), options.focus_weight, options.aim_one_way_fraction,
+                tuple(options.focus), options.focus_weight,
             )
             state.measurements, state.model = run_aim(
                 data, plan.rho, settings, self.sensitivity, source, ledger
