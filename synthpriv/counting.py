@@ -117,6 +117,15 @@ class SpooledCodes(CachedCounts):
     def records(self) -> int:
         return self._records
 
+    @property
+    def codes(self) -> np.ndarray:
+        """Every row's codes in memory (one byte per cell for narrow domains): for a stage that
+        needs rows, like DP-SGD; the count-only stages never call it."""
+        blocks = list(self.blocks())
+        if not blocks:
+            return np.empty((0, len(self.domain)), dtype=self.dtype)
+        return np.concatenate(blocks)
+
     def blocks(self, rows: int = BLOCK_ROWS) -> Iterator[np.ndarray]:
         """The codes in blocks of ``rows`` rows, read with plain reads (no memory map, so pages
         already counted do not stay in this process's resident memory)."""

@@ -45,6 +45,7 @@ def test_spooled_counts_equal_in_memory_counts(
             np.testing.assert_array_equal(table, expected)
         np.testing.assert_array_equal(counts.marginal(("age", "sex")), dataset.marginal(("age", "sex")))
         assert counts.passes == 1  # served from the batch, no second pass
+        np.testing.assert_array_equal(counts.codes, dataset.codes)  # rows, for DP-SGD
 
 
 def _head(path: Path, rows: int) -> Path:
