@@ -92,7 +92,7 @@ BAD_CONFIG = [
      ["the stages with fixed noise alone spend ε =", "more than the budget ε = 1",
       "Raise budget.epsilon"]),
     ("a recipe that does not exist", {"pipeline": {"recipe": "nope"}},
-     ["pipeline.recipe 'nope' not found", "Available recipes: ['aim', 'independent', 'mst']"]),
+     ["pipeline.recipe 'nope' not found", "Available recipes: ['aim', ", "'independent', 'mst'"]),
     ("a stage option of the wrong type",
      {"pipeline": {"recipe": "independent", "stages": {"marginals": {"sigma": "x"}}}},
      ["stage 'marginals'", "'sigma': Input should be a valid number"]),
