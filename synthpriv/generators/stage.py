@@ -40,7 +40,7 @@ class GeneratorOptions(StageOptions):
     batch_size: int | None = Field(
         default=None, ge=1, description="expected batch; needs data.public_records (q = B/N)"
     )
-    epochs: float = Field(default=10.0, gt=0, description="expected passes: steps = ⌈epochs/q⌉")
+    epochs: float = Field(default=20.0, gt=0, description="expected passes: steps = ⌈epochs/q⌉")
     max_grad_norm: float = Field(default=1.0, gt=0, description="per-sample clipping norm C")
     learning_rate: float = Field(default=0.01, gt=0)
     hidden: int = Field(default=64, ge=1, description="hidden units of each column's head")

@@ -80,7 +80,7 @@ def test_the_plan_is_monotone_in_rho(adult_sample_csv) -> None:
     stage = GeneratorStage({}, _state(adult_sample_csv).context, "test")
     low, high = stage.plan(0.01), stage.plan(0.1)
     assert low.noise["noise_multiplier"] > high.noise["noise_multiplier"]
-    assert low.events[-1].steps == high.events[-1].steps == 200  # ⌈10 epochs / 0.05⌉
+    assert low.events[-1].steps == high.events[-1].steps == 400  # ⌈20 epochs / 0.05⌉
 
 
 def test_the_column_order_follows_the_marginals_junction_tree(adult_sample_csv) -> None:
