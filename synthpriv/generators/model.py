@@ -11,6 +11,7 @@ import numpy as np
 from synthpriv.domain import Domain
 from synthpriv.generators.autoregressive import AutoregressiveModel
 from synthpriv.generators.guidance import Target, rake, resample
+from synthpriv.stage import SamplingModel
 
 
 @dataclass
@@ -19,7 +20,8 @@ class GuidedGenerator:
 
     With ``targets`` (marginals from the DP marginals model), each draw generates
     ``candidate_factor × records`` rows, rakes them to the targets and resamples ``records`` of
-    them; without targets it returns the network's draws as they are.
+    them; without targets it returns the network's draws as they are. A ``prior_fraction`` of
+    the candidates may come from the marginals model ``prior`` (a mixture of the two models).
     """
 
     network: AutoregressiveModel
@@ -29,11 +31,17 @@ class GuidedGenerator:
     candidate_factor: float = 4.0
     raking_iterations: int = 30
     expected_batch: float = 0.0  # q·N̂ that divided DP-SGD's noisy sums (public or DP)
+    prior: SamplingModel | None = None  # the marginals model, for a share of the candidates
+    prior_fraction: float = 0.0
 
     def _draw(self, records: int, rng: np.random.Generator, systematic: bool) -> np.ndarray:
         if not self.targets:
             return self.network.sample(records, rng)
-        candidates = self.network.sample(max(records, math.ceil(self.candidate_factor * records)), rng)
+        size = max(records, math.ceil(self.candidate_factor * records))
+        from_prior = round(self.prior_fraction * size) if self.prior is not None else 0
+        candidates = self.network.sample(size - from_prior, rng)
+        if from_prior:
+            candidates = np.concatenate([candidates, self.prior.sample(from_prior, rng)])
         weights = rake(candidates, self.domain, self.targets, self.raking_iterations)
         return candidates[resample(weights, records, rng, systematic)]
 

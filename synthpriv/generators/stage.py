@@ -55,6 +55,9 @@ class GeneratorOptions(StageOptions):
     guide: bool = True
     candidate_factor: float = Field(default=4.0, ge=1.0)
     raking_iterations: int = Field(default=30, ge=1)
+    prior_fraction: float = Field(
+        default=0.0, ge=0, lt=1, description="share of candidates drawn from the marginals model"
+    )
     device: Literal["auto", "cpu", "cuda"] = "auto"
     threads: int | None = Field(
         default=1, ge=1, description="torch CPU threads while training (None: torch's default); "
@@ -138,7 +141,9 @@ class GeneratorStage(Stage):
         targets = guidance_targets(state) if options.guide else ()
         state.model = GuidedGenerator(network.cpu(), domain, targets, records,
                                       options.candidate_factor, options.raking_iterations,
-                                      expected_batch=settings.sample_rate * records)
+                                      expected_batch=settings.sample_rate * records,
+                                      prior=state.model if targets else None,
+                                      prior_fraction=options.prior_fraction)
 
     def _records(
         self, state: PipelineState, plan: StagePlan, ledger: Ledger, source: RandomSource

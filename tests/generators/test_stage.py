@@ -55,11 +55,14 @@ def test_without_a_public_count_n_is_the_marginals_models_dp_estimate(adult_samp
     _run(MarginalsStage, {"selection": "one_way"}, state, ledger)
     marginal_total = state.model.total
     marginal_events = len(ledger.events)
-    _run(GeneratorStage, FAST, state, ledger)
+    _run(GeneratorStage, {**FAST, "prior_fraction": 0.5}, state, ledger)
     (event,) = ledger.events[marginal_events:]
     assert isinstance(event, SubsampledGaussianEvent) and event.sample_rate == 0.1
     assert state.model.total == marginal_total != state.data.records
     assert state.model.expected_batch == pytest.approx(0.1 * marginal_total)
+    assert state.model.prior is not None and len(state.model.targets) == len(state.data.domain)
+    draws = state.model.sample_rounded(400, np.random.default_rng(0))
+    assert draws.shape == (400, len(state.data.domain))
 
 
 def test_alone_it_measures_a_noisy_count_and_records_it(adult_sample_csv) -> None:
