@@ -16,12 +16,38 @@ import time
 
 import numpy as np
 import torch
+from opacus import GradSampleModule
+from opacus.optimizers import DPOptimizer
 
 from synthpriv.config import load_job
 from synthpriv.encoding import TableEncoder
 from synthpriv.generators.autoregressive import AutoregressiveModel
-from synthpriv.generators.dpsgd import DpSgdSettings, train_dp_sgd, train_plain
+from synthpriv.generators.dpsgd import DpSgdSettings, poisson_batch, train_dp_sgd, train_plain
 from synthpriv.table import read_table
+
+
+def _hooks_rows_per_s(model, codes: torch.Tensor, batch: int, settings: DpSgdSettings) -> float:
+    """The same DP-SGD steps with Opacus' standard hooks, which materialise every per-sample
+    gradient (the alternative to ghost clipping)."""
+    wrapped = GradSampleModule(model, loss_reduction="sum")
+    optimizer = DPOptimizer(torch.optim.Adam(model.parameters(), lr=settings.learning_rate),
+                            noise_multiplier=settings.noise_multiplier,
+                            max_grad_norm=settings.max_grad_norm, expected_batch_size=batch,
+                            loss_reduction="mean", generator=torch.Generator().manual_seed(0))
+    rng, rows = np.random.default_rng(0), 0
+    started = time.perf_counter()
+    for _ in range(settings.steps):
+        indices = poisson_batch(len(codes), settings.sample_rate, rng)
+        rows += len(indices)
+        chunks = [indices[i:i + settings.physical_batch]
+                  for i in range(0, len(indices), settings.physical_batch)]
+        for position, chunk in enumerate(chunks):
+            wrapped(codes[torch.as_tensor(chunk)]).sum().backward()
+            if position < len(chunks) - 1:
+                optimizer.signal_skip_step(do_skip=True)
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+    return rows / (time.perf_counter() - started)
 
 
 def main() -> None:
@@ -32,6 +58,8 @@ def main() -> None:
     parser.add_argument("--hidden", type=int, default=64)
     parser.add_argument("--physical", type=int, default=1024)
     parser.add_argument("--threads", type=int, default=torch.get_num_threads())
+    parser.add_argument("--hooks", action="store_true",
+                        help="also time Opacus' per-sample-gradient hooks (GradSampleModule)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     job = load_job(args.config)
@@ -51,6 +79,10 @@ def main() -> None:
                        torch.Generator().manual_seed(0))
     seconds = time.perf_counter() - started
     results["dp_sgd_rows_per_s"] = sum(log.batch_sizes) / seconds
+
+    if args.hooks:
+        model = AutoregressiveModel(data.domain.shape, order, args.hidden)
+        results["hooks_dp_sgd_rows_per_s"] = _hooks_rows_per_s(model, codes, batch, settings)
 
     model = AutoregressiveModel(data.domain.shape, order, args.hidden)
     started = time.perf_counter()
