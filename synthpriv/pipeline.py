@@ -14,6 +14,7 @@ from synthpriv.stage import STAGES, PipelineState, PlanContext, Stage
 # Importing the stage modules registers them.
 from synthpriv import sampling  # noqa: F401, E402  isort: skip
 from synthpriv.marginals import stage as _marginals  # noqa: F401, E402  isort: skip
+from synthpriv.generators import stage as _generators  # noqa: F401, E402  isort: skip
 
 
 def build_stages(job: Job, recipe: Recipe, context: PlanContext) -> list[tuple[Stage, float]]:

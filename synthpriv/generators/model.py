@@ -1,0 +1,55 @@
+"""The fitted generator as a sampling model: draw candidates from the DP-trained network, rake
+them to the DP marginals, resample. Post-processing only: no budget."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from synthpriv.domain import Domain
+from synthpriv.generators.autoregressive import AutoregressiveModel
+from synthpriv.generators.guidance import Target, rake, resample
+from synthpriv.stage import SamplingModel
+
+
+@dataclass
+class GuidedGenerator:
+    """Satisfies ``SamplingModel``. ``total`` is public or a DP estimate of the record count.
+
+    With ``targets`` (marginals from the DP marginals model), each draw generates
+    ``candidate_factor × records`` rows, rakes them to the targets and resamples ``records`` of
+    them; without targets it returns the network's draws as they are. A ``prior_fraction`` of
+    the candidates may come from the marginals model ``prior`` (a mixture of the two models).
+    """
+
+    network: AutoregressiveModel
+    domain: Domain
+    targets: tuple[Target, ...]
+    total: float
+    candidate_factor: float = 4.0
+    raking_iterations: int = 30
+    expected_batch: float = 0.0  # q·N̂ that divided DP-SGD's noisy sums (public or DP)
+    prior: SamplingModel | None = None  # the marginals model, for a share of the candidates
+    prior_fraction: float = 0.0
+
+    def _draw(self, records: int, rng: np.random.Generator, systematic: bool) -> np.ndarray:
+        if not self.targets:
+            return self.network.sample(records, rng)
+        size = max(records, math.ceil(self.candidate_factor * records))
+        from_prior = round(self.prior_fraction * size) if self.prior is not None else 0
+        candidates = self.network.sample(size - from_prior, rng)
+        if from_prior:
+            candidates = np.concatenate([candidates, self.prior.sample(from_prior, rng)])
+        weights = rake(candidates, self.domain, self.targets, self.raking_iterations)
+        return candidates[resample(weights, records, rng, systematic)]
+
+    def sample(self, records: int, rng: np.random.Generator) -> np.ndarray:
+        """``records`` rows of codes (domain order), resampled i.i.d. from the raked candidates."""
+        return self._draw(records, rng, systematic=False)
+
+    def sample_rounded(self, records: int, rng: np.random.Generator) -> np.ndarray:
+        """As ``sample`` with systematic resampling: each candidate is kept ⌊n·w⌋ or ⌈n·w⌉
+        times, so the released marginals carry less resampling noise."""
+        return self._draw(records, rng, systematic=True)

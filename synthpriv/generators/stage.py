@@ -1,0 +1,200 @@
+"""The generator stage: a DP-SGD-trained autoregressive model, guided by the DP marginals.
+
+Privacy: the only accesses to the sensitive rows are (1) DP-SGD training, recorded as
+``SubsampledGaussianEvent(q, z, steps actually taken)`` (add/remove: one row moves the clipped
+gradient sum by ≤ C), and (2) when the record count is neither public nor estimated by a previous
+marginals stage, one count with discrete Gaussian noise (sensitivity 1), recorded as a
+``DiscreteGaussianEvent``. The sample rate q is public config, fixed before any data is read;
+steps = ⌈epochs / q⌉. The loss is divided by q·N̂ with N̂ public or DP, never by a realised size.
+
+Guidance (post-processing, no budget): the column order follows the marginals model's junction
+tree (measured dependency structure), and the generator's candidates are raked to the marginals
+model's estimates on every measured clique before resampling.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+import numpy as np
+import torch
+from pydantic import Field
+
+from synthpriv.domain import Domain
+from synthpriv.errors import ConfigError
+from synthpriv.generators.autoregressive import AutoregressiveModel
+from synthpriv.generators.dpsgd import DpSgdSettings, noise_generator, train_dp_sgd
+from synthpriv.generators.guidance import Target
+from synthpriv.generators.model import GuidedGenerator
+from synthpriv.privacy.accountant import DiscreteGaussianEvent, Ledger, SubsampledGaussianEvent
+from synthpriv.privacy.mechanisms import discrete_gaussian_histogram
+from synthpriv.privacy.randomness import RandomSource
+from synthpriv.stage import PipelineState, SamplingModel, Stage, StageOptions, StagePlan, register
+
+COUNT_SENSITIVITY = 1.0  # a count moves by ≤ 1 under add/remove (0 under replace-one: 1 bounds it)
+
+
+class GeneratorOptions(StageOptions):
+    sample_rate: float = Field(default=0.05, gt=0, le=1, description="Poisson rate q (public)")
+    batch_size: int | None = Field(
+        default=None, ge=1, description="expected batch; needs data.public_records (q = B/N)"
+    )
+    epochs: float = Field(default=20.0, gt=0, description="expected passes: steps = ⌈epochs/q⌉")
+    max_grad_norm: float = Field(default=1.0, gt=0, description="per-sample clipping norm C")
+    learning_rate: float = Field(default=0.01, gt=0)
+    hidden: int = Field(default=64, ge=1, description="hidden units of each column's head")
+    physical_batch: int = Field(default=1024, ge=1, description="micro-batch size (memory)")
+    records_from: Literal["marginals", "measure"] = Field(
+        default="marginals",
+        description="N̂ when no public count: the marginals model's DP total, or a noisy count",
+    )
+    count_fraction: float = Field(default=0.02, gt=0, lt=1,
+                                  description="share of this stage's ρ for the noisy count")
+    order: Literal["model", "schema"] = "model"
+    guide: bool = True
+    candidate_factor: float = Field(default=4.0, ge=1.0)
+    raking_iterations: int = Field(default=30, ge=1)
+    prior_fraction: float = Field(
+        default=0.0, ge=0, lt=1, description="share of candidates drawn from the marginals model"
+    )
+    device: Literal["auto", "cpu", "cuda"] = "auto"
+    threads: int | None = Field(
+        default=1, ge=1, description="torch CPU threads while training (None: torch's default); "
+        "the network's layers are small, and extra threads on a busy machine slow them down",
+    )
+
+
+@register
+class GeneratorStage(Stage):
+    """DP-SGD autoregressive generator (see the module docstring)."""
+
+    name = "generator"
+    Options = GeneratorOptions
+
+    @property
+    def sample_rate(self) -> float:
+        options, public = self.options, self.context.public_records
+        if options.batch_size is None:
+            return options.sample_rate
+        if public is None:
+            raise ConfigError(
+                "stage 'generator': batch_size needs a public record count (data.public_records) "
+                "to set the sample rate q = batch_size / N; without one, set sample_rate instead."
+            )
+        return min(1.0, options.batch_size / public)
+
+    @property
+    def steps(self) -> int:
+        return math.ceil(self.options.epochs / self.sample_rate)
+
+    @property
+    def measures_count(self) -> bool:
+        return self.context.public_records is None and self.options.records_from == "measure"
+
+    def plan(self, rho: float) -> StagePlan:
+        if rho <= 0:
+            return StagePlan(self.name, 0.0, 0.0, [])
+        q, steps = self.sample_rate, self.steps
+        events, noise = [], {}
+        rho_sgd = rho
+        if self.measures_count:
+            rho_count = self.options.count_fraction * rho
+            rho_sgd = rho - rho_count
+            count_multiplier = math.sqrt(1.0 / (2.0 * rho_count))
+            events.append(DiscreteGaussianEvent(count_multiplier, 1, label="record count"))
+            noise["sigma_count"] = count_multiplier * COUNT_SENSITIVITY
+        # Small-q approximation of the subsampled Gaussian's zCDP (≈ 2q²/z² per step): monotone
+        # in ρ; the planner's search on the real accountant sets the final scale.
+        multiplier = q * math.sqrt(2.0 * steps / rho_sgd)
+        events.append(SubsampledGaussianEvent(q, multiplier, steps, label="DP-SGD steps"))
+        noise.update({"noise_multiplier": multiplier, "sample_rate": q, "steps": steps,
+                      "max_grad_norm": self.options.max_grad_norm})
+        return StagePlan(self.name, 0.0, rho, events, noise)
+
+    def run(
+        self, state: PipelineState, plan: StagePlan, ledger: Ledger, source: RandomSource
+    ) -> None:
+        if not plan.events:
+            raise ConfigError("stage 'generator' has no budget: give it a share > 0 in the recipe")
+        options, domain = self.options, state.data.domain
+        device = _device(options.device)
+        records = self._records(state, plan, ledger, source)
+        order = column_order(domain, state.model if options.order == "model" else None)
+        network = AutoregressiveModel(domain.shape, order, options.hidden).to(device)
+        settings = DpSgdSettings(
+            sample_rate=plan.noise["sample_rate"], noise_multiplier=plan.noise["noise_multiplier"],
+            max_grad_norm=options.max_grad_norm, steps=int(plan.noise["steps"]),
+            learning_rate=options.learning_rate, physical_batch=options.physical_batch,
+        )
+        codes = torch.as_tensor(state.data.codes, dtype=torch.long, device=device)
+        threads = torch.get_num_threads()
+        torch.set_num_threads(options.threads or threads)
+        try:
+            log = train_dp_sgd(network, codes, settings.sample_rate * records, settings,
+                               source.numpy_generator(), noise_generator(source, device))
+        finally:
+            torch.set_num_threads(threads)
+        ledger.record(SubsampledGaussianEvent(settings.sample_rate, settings.noise_multiplier,
+                                              log.steps, label="DP-SGD steps"))
+        network.eval()
+        targets = guidance_targets(state) if options.guide else ()
+        state.model = GuidedGenerator(network.cpu(), domain, targets, records,
+                                      options.candidate_factor, options.raking_iterations,
+                                      expected_batch=settings.sample_rate * records,
+                                      prior=state.model if targets else None,
+                                      prior_fraction=options.prior_fraction)
+
+    def _records(
+        self, state: PipelineState, plan: StagePlan, ledger: Ledger, source: RandomSource
+    ) -> float:
+        """N̂: the public count, the marginals model's DP total, or a noisy count (recorded)."""
+        if self.context.public_records is not None:
+            return float(self.context.public_records)
+        if not self.measures_count:
+            if state.model is None:
+                raise ConfigError(
+                    "stage 'generator' takes the record count from a marginals stage "
+                    "(records_from: marginals) but none ran before it. Put a marginals stage "
+                    "first, set data.public_records, or set records_from: measure."
+                )
+            return max(1.0, float(state.model.total))
+        sigma = plan.noise["sigma_count"]
+        noisy = discrete_gaussian_histogram(np.array(float(state.data.records)), sigma, source)
+        ledger.record(DiscreteGaussianEvent(sigma / COUNT_SENSITIVITY, 1, label="record count"))
+        return max(1.0, float(noisy))
+
+
+def _device(choice: str) -> torch.device:
+    if choice == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if choice == "cuda" and not torch.cuda.is_available():
+        raise ConfigError("stage 'generator': device 'cuda' requested but no GPU is available; "
+                          "use device: auto or cpu")
+    return torch.device(choice)
+
+
+def column_order(domain: Domain, model: SamplingModel | None) -> list[int]:
+    """Domain column indices in modelling order: along the marginals model's junction tree
+    (root clique first, then each clique's new attributes), else the schema order. Built from
+    DP outputs and the public schema only."""
+    tree = getattr(model, "tree", None)
+    if tree is None:
+        return list(range(len(domain)))
+    ordered: list[str] = []
+    for i in tree.order:
+        ordered += [a for a in tree.cliques[i] if a not in ordered]
+    ordered += [a for a in domain.attributes if a not in ordered]
+    return list(domain.axes(ordered))
+
+
+def guidance_targets(state: PipelineState) -> tuple[Target, ...]:
+    """The marginals model's estimate of every measured clique (consistent and non-negative:
+    post-processing of the noisy measurements), as raking targets."""
+    if state.model is None or not state.measurements:
+        return ()
+    cliques = list(dict.fromkeys(tuple(m.clique) for m in state.measurements))
+    project = getattr(state.model, "project", None)
+    if project is None:
+        return tuple(Target(m.clique, m.noisy_counts) for m in state.measurements)
+    return tuple(Target(c, np.asarray(project(c))) for c in cliques)
