@@ -127,7 +127,14 @@ class GeneratorStage(Stage):
             max_grad_norm=options.max_grad_norm, steps=int(plan.noise["steps"]),
             learning_rate=options.learning_rate, physical_batch=options.physical_batch,
         )
-        codes = torch.as_tensor(state.data.codes, dtype=torch.long, device=device)
+        rows = getattr(state.data, "codes", None)
+        if rows is None:
+            raise ConfigError(
+                "stage 'generator' trains on the rows, which the 'dask' engine keeps on its "
+                "workers (only counts come back). Use data.engine: local for recipes with a "
+                "generator stage."
+            )
+        codes = torch.as_tensor(rows, dtype=torch.long, device=device)  # ~8 bytes/cell in memory
         threads = torch.get_num_threads()
         torch.set_num_threads(options.threads or threads)
         try:
