@@ -48,7 +48,9 @@ class AutoregressiveModel(nn.Module):
         )
 
     def one_hot(self, codes: torch.Tensor) -> torch.Tensor:
-        """Rows of codes (domain column order) as concatenated one-hot vectors in model order."""
+        """Rows of codes (domain column order, any integer dtype: the stage keeps them compact)
+        as concatenated one-hot vectors in model order."""
+        codes = codes.long()
         parts = [
             nn.functional.one_hot(codes[:, j], self.sizes[j]).to(torch.float32) for j in self.order
         ]
@@ -61,6 +63,7 @@ class AutoregressiveModel(nn.Module):
 
     def forward(self, codes: torch.Tensor) -> torch.Tensor:
         """Negative log-likelihood of each row (shape ``(rows,)``)."""
+        codes = codes.long()
         x = self.one_hot(codes)
         nll = torch.zeros(codes.shape[0], dtype=torch.float32, device=codes.device)
         for k, (head, j) in enumerate(zip(self.heads, self.order, strict=True)):

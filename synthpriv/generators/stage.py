@@ -59,6 +59,10 @@ class GeneratorOptions(StageOptions):
         default=0.0, ge=0, lt=1, description="share of candidates drawn from the marginals model"
     )
     device: Literal["auto", "cpu", "cuda"] = "auto"
+    max_memory_mb: float = Field(
+        default=4096, gt=0, description="refuse to train when the encoded rows held in memory "
+        "(one byte per cell, four where a column has over 255 codes) would exceed this",
+    )
     threads: int | None = Field(
         default=1, ge=1, description="torch CPU threads while training (None: torch's default); "
         "the network's layers are small, and extra threads on a busy machine slow them down",
@@ -134,7 +138,16 @@ class GeneratorStage(Stage):
                 "workers (only counts come back). Use data.engine: local for recipes with a "
                 "generator stage."
             )
-        codes = torch.as_tensor(rows, dtype=torch.long, device=device)  # ~8 bytes/cell in memory
+        compact = rows.astype(np.uint8 if max(domain.shape) <= 256 else np.int32, copy=False)
+        needed = compact.nbytes / 2**20
+        if needed > options.max_memory_mb:
+            raise ConfigError(
+                f"stage 'generator' would hold {needed:.3g} MiB of encoded rows in memory, above "
+                f"max_memory_mb = {options.max_memory_mb:g}. Raise pipeline.stages.generator."
+                "max_memory_mb if the machine has the memory, or use a marginals-only recipe "
+                "(aim, mst), which streams."
+            )
+        codes = torch.as_tensor(compact, device=device)  # widened to int64 per micro-batch
         threads = torch.get_num_threads()
         torch.set_num_threads(options.threads or threads)
         try:
