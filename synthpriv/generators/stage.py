@@ -27,8 +27,8 @@ from synthpriv.generators.autoregressive import AutoregressiveModel
 from synthpriv.generators.dpsgd import DpSgdSettings, noise_generator, train_dp_sgd
 from synthpriv.generators.guidance import Target
 from synthpriv.generators.model import GuidedGenerator
+from synthpriv.marginals.measurement import measure_marginal
 from synthpriv.privacy.accountant import DiscreteGaussianEvent, Ledger, SubsampledGaussianEvent
-from synthpriv.privacy.mechanisms import discrete_gaussian_histogram
 from synthpriv.privacy.randomness import RandomSource
 from synthpriv.stage import PipelineState, SamplingModel, Stage, StageOptions, StagePlan, register
 
@@ -179,10 +179,9 @@ class GeneratorStage(Stage):
                     "first, set data.public_records, or set records_from: measure."
                 )
             return max(1.0, float(state.model.total))
-        sigma = plan.noise["sigma_count"]
-        noisy = discrete_gaussian_histogram(np.array(float(state.data.records)), sigma, source)
-        ledger.record(DiscreteGaussianEvent(sigma / COUNT_SENSITIVITY, 1, label="record count"))
-        return max(1.0, float(noisy))
+        count = measure_marginal(state.data, (), plan.noise["sigma_count"], COUNT_SENSITIVITY,
+                                 source, ledger)
+        return max(1.0, float(count.noisy_counts))
 
 
 def _device(choice: str) -> torch.device:

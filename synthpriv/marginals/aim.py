@@ -21,7 +21,6 @@ from synthpriv.marginals.measurement import Measurement, measure_marginal
 from synthpriv.marginals.selection import (
     Clique,
     downward_closure,
-    focus_weights,
     workload,
     workload_weights,
 )
@@ -40,8 +39,6 @@ class AimSettings:
     max_model_cells: int = 2_000_000
     round_iterations: int = 100
     final_iterations: int = 1000
-    focus: tuple[str, ...] = ()
-    focus_weight: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -111,9 +108,7 @@ def run_aim(
     queries = workload(domain.attributes, settings.workload_degree)
     # A marginal larger than the model may ever be is never measured: skip it (and its counts).
     candidates = [c for c in downward_closure(queries) if domain.size(c) <= settings.max_model_cells]
-    weights = workload_weights(
-        candidates, queries, focus_weights(queries, settings.focus, settings.focus_weight)
-    )
+    weights = workload_weights(candidates, queries)
     truth = data.marginals(candidates)  # one pass over the data for every candidate
 
     measurements = [

@@ -28,6 +28,9 @@ from synthpriv.marginals.rounding import sample_rounded
 
 __all__ = ["GraphicalModel", "ModelTooLargeError", "estimate", "model_cells"]
 
+WINDOW = 20  # early stop: accepted steps over which the loss must still fall by the tolerance
+FLOOR = 0.1  # warm starts: cells floored at this many noise standard deviations
+
 
 class ModelTooLargeError(SynthprivError, ValueError):
     """The junction tree of the requested marginals has more cells than allowed (a clear error
@@ -193,17 +196,18 @@ def estimate(
         for clique, potential in warm_start.potentials.items():
             if tree.host(clique) is not None:
                 potentials[clique] = potential + potentials.get(clique, 0.0)
-        if IPF_INIT:
-            scale = float(total) / warm_start.total
-            for clique, target, w in zip(
-                objective.cliques, objective.targets, objective.weights, strict=True
-            ):
-                if clique in warm_start.potentials:
-                    continue
-                floor = FLOOR / np.sqrt(w)
-                mu = warm_start.project(clique) * scale
-                ratio = np.maximum(target.values, floor) / np.maximum(mu, floor)
-                potentials[clique] = Factor(target.domain, np.log(ratio))
+        # A newly measured clique starts at one IPF step: log(target / warm model's marginal),
+        # both floored at FLOOR noise standard deviations so empty or negative cells stay finite.
+        scale = float(total) / warm_start.total
+        for clique, target, w in zip(
+            objective.cliques, objective.targets, objective.weights, strict=True
+        ):
+            if clique in warm_start.potentials:
+                continue
+            floor = FLOOR / np.sqrt(w)
+            mu = warm_start.project(clique) * scale
+            ratio = np.maximum(target.values, floor) / np.maximum(mu, floor)
+            potentials[clique] = Factor(target.domain, np.log(ratio))
     hosts = {c: tree.host(c) for c in potentials}
     problem = _Problem(tree, objective, float(total), hosts)  # type: ignore[arg-type]
     step = None if warm_start is None else warm_start.step_size
@@ -432,7 +436,3 @@ def _mirror_descent(
         eta = x if beta == 0 else problem.evaluate(_extrapolate(x, previous, beta))
     return x, step
 
-
-WINDOW = 20
-IPF_INIT = True
-FLOOR = 0.1

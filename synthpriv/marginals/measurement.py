@@ -42,10 +42,11 @@ def measure_marginal(
     """Measure one marginal with the discrete Gaussian mechanism and record it in ``ledger``.
 
     ``sensitivity`` is the histogram's L2 sensitivity under the job's neighbouring relation; the
-    event costs (sensitivity/sigma)²/2 zCDP.
+    event costs (sensitivity/sigma)²/2 zCDP. The empty clique is the record count.
     """
     noisy = discrete_gaussian_histogram(data.marginal(clique), sigma, source)
-    ledger.record(DiscreteGaussianEvent(sigma / sensitivity, 1, label="marginal " + "×".join(clique)))
+    label = "marginal " + "×".join(clique) if clique else "record count"
+    ledger.record(DiscreteGaussianEvent(sigma / sensitivity, 1, label=label))
     return Measurement(tuple(clique), noisy, sigma)
 
 

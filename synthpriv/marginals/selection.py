@@ -66,21 +66,7 @@ def downward_closure(cliques: Sequence[Clique]) -> list[Clique]:
     return sorted(closure, key=lambda c: (len(c), c))
 
 
-def workload_weights(
-    candidates: Sequence[Clique],
-    queries: Sequence[Clique],
-    query_weights: Sequence[float] | None = None,
-) -> dict[Clique, float]:
-    """AIM's weight of a candidate: sum over workload queries q of w_q · |candidate ∩ q|
-    (w_q = 1 unless given)."""
+def workload_weights(candidates: Sequence[Clique], queries: Sequence[Clique]) -> dict[Clique, float]:
+    """AIM's weight of a candidate: sum over workload queries of |candidate ∩ query|."""
     sets = [set(q) for q in queries]
-    weights = [1.0] * len(sets) if query_weights is None else list(query_weights)
-    return {c: float(sum(w * len(set(c) & q) for q, w in zip(sets, weights, strict=True)))
-            for c in candidates}
-
-
-def focus_weights(queries: Sequence[Clique], focus: Sequence[str], weight: float) -> list[float]:
-    """Workload weights that count ``weight`` times every query touching a focus attribute (e.g. a
-    prediction target named in the config: public, so this costs no budget)."""
-    wanted = set(focus)
-    return [weight if wanted & set(q) else 1.0 for q in queries]
+    return {c: float(sum(len(set(c) & q) for q in sets)) for c in candidates}

@@ -52,11 +52,6 @@ class MarginalsOptions(StageOptions):
     aim_rounds_per_attribute: int = Field(default=16, ge=1)
     aim_gaussian_fraction: float = Field(default=0.9, gt=0, lt=1)
     aim_round_iterations: int = Field(default=100, ge=1)
-    focus: list[str] = Field(
-        default_factory=list,
-        description="aim only: columns whose marginals matter most (e.g. a prediction target)",
-    )
-    focus_weight: float = Field(default=1.0, ge=1.0, description="aim only: their workload weight")
 
     @model_validator(mode="after")
     def _consistent(self) -> MarginalsOptions:
@@ -76,12 +71,6 @@ class MarginalsStage(Stage):
 
     def __init__(self, options: dict, context: PlanContext, source: str) -> None:
         super().__init__(options, context, source)
-        unknown = [c for c in self.options.focus if c not in context.domain]
-        if unknown:
-            raise ConfigError(
-                f"{source}: stage 'marginals' option focus names {unknown}, which are not columns "
-                f"of the schema. Name some of {list(context.domain.attributes)}."
-            )
         self._check_marginal_sizes(source)
 
     def _check_marginal_sizes(self, source: str) -> None:
@@ -156,7 +145,6 @@ class MarginalsStage(Stage):
                 options.aim_workload_degree, options.aim_rounds_per_attribute,
                 options.aim_gaussian_fraction, options.max_model_cells,
                 options.aim_round_iterations, options.iterations,
-                tuple(options.focus), options.focus_weight,
             )
             state.measurements, state.model = run_aim(
                 data, plan.rho, settings, self.sensitivity, source, ledger

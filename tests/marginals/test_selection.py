@@ -7,12 +7,10 @@ import pytest
 
 from synthpriv.domain import Dataset, Domain
 from synthpriv.encoding import TableEncoder
-from synthpriv.errors import ConfigError
 from synthpriv.marginals.independent import IndependentModel
 from synthpriv.marginals.measurement import Measurement
 from synthpriv.marginals.selection import (
     downward_closure,
-    focus_weights,
     mst_select,
     workload_weights,
 )
@@ -59,19 +57,6 @@ def test_workload_weights_and_closure() -> None:
     assert len(closure) == 7
     weights = workload_weights([("a",), ("a", "b")], [("a", "b"), ("b", "c")])
     assert weights == {("a",): 1.0, ("a", "b"): 3.0}
-
-
-def test_focus_weights_count_queries_touching_the_focus_more() -> None:
-    queries = [("a", "b"), ("b", "c")]
-    assert focus_weights(queries, ["c"], 4.0) == [1.0, 4.0]
-    weights = workload_weights([("a",), ("c",)], queries, focus_weights(queries, ["c"], 4.0))
-    assert weights == {("a",): 1.0, ("c",): 4.0}
-
-
-def test_focus_on_an_unknown_column_is_a_config_error() -> None:
-    context = small_state("aim")[1].context
-    with pytest.raises(ConfigError, match=r"focus names \['incme'\]"):
-        MarginalsStage({"selection": "aim", "focus": ["incme"]}, context, "t")
 
 
 def small_state(selection: str) -> tuple[MarginalsStage, PipelineState]:
