@@ -5,11 +5,15 @@ through one hidden layer (ReLU) and, beside it, a direct linear path, to the log
 column's codes. The likelihood is exact, so training is plain maximum likelihood (stable under
 DP-SGD's noise, unlike a GAN), and sampling is ancestral. Only ``nn.Linear`` layers: Opacus
 computes their per-sample gradients exactly with its hooks.
+
+With ``given`` > 0 the first ``given`` columns of the order are context only: the model is the
+conditional p(x_{π(≥given)} | x_{π(<given)}) (no heads for the context), trained on those
+columns' likelihood alone and used to ``complete`` rows whose context comes from elsewhere.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import torch
@@ -35,17 +39,28 @@ class ColumnHead(nn.Module):
 class AutoregressiveModel(nn.Module):
     """Columns (indices into the domain) modelled in ``order``; ``sizes`` are the domain's."""
 
-    def __init__(self, sizes: Sequence[int], order: Sequence[int], hidden: int = 64) -> None:
+    def __init__(
+        self, sizes: Sequence[int], order: Sequence[int], hidden: int = 64, given: int = 0
+    ) -> None:
         super().__init__()
         if sorted(order) != list(range(len(sizes))):
             raise ValueError(f"order {list(order)} is not a permutation of the {len(sizes)} columns")
+        if not 0 <= given < len(sizes):
+            raise ValueError(f"given = {given}: at least one of the {len(sizes)} columns must be "
+                             "modelled")
         self.sizes = [int(s) for s in sizes]
         self.order = [int(j) for j in order]
+        self.given = given
         ordered = [self.sizes[j] for j in self.order]
         self.offsets = np.concatenate([[0], np.cumsum(ordered)]).astype(int).tolist()
         self.heads = nn.ModuleList(
-            ColumnHead(self.offsets[k], hidden, ordered[k]) for k in range(len(ordered))
+            ColumnHead(self.offsets[k], hidden, ordered[k]) for k in range(given, len(ordered))
         )
+
+    def _modelled(self) -> list[tuple[int, ColumnHead, int]]:
+        """(position in the order, head, domain column) of every modelled column."""
+        positions = range(self.given, len(self.order))
+        return [(k, head, self.order[k]) for k, head in zip(positions, self.heads, strict=True)]
 
     def one_hot(self, codes: torch.Tensor) -> torch.Tensor:
         """Rows of codes (domain column order, any integer dtype: the stage keeps them compact)
@@ -66,27 +81,55 @@ class AutoregressiveModel(nn.Module):
         codes = codes.long()
         x = self.one_hot(codes)
         nll = torch.zeros(codes.shape[0], dtype=torch.float32, device=codes.device)
-        for k, (head, j) in enumerate(zip(self.heads, self.order, strict=True)):
+        for k, head, j in self._modelled():
             logits = head(self._context(x, k))
             nll = nll + nn.functional.cross_entropy(logits, codes[:, j], reduction="none")
         return nll
 
-    @torch.no_grad()
-    def sample(self, records: int, rng: np.random.Generator, batch: int = 65_536) -> np.ndarray:
+    def sample(self, records: int, rng: np.random.Generator) -> np.ndarray:
         """``records`` rows of codes (domain column order) by ancestral sampling; the draws use
         ``rng`` (inverse CDF), so they follow the pipeline's random source."""
+        if self.given:
+            raise ValueError("a conditional model (given > 0) completes rows; it cannot sample")
+        return self.complete(np.zeros((records, len(self.sizes)), dtype=np.int64), rng)
+
+    @torch.no_grad()
+    def probabilities(self, codes: np.ndarray, position: int, batch: int = 65_536) -> np.ndarray:
+        """p(x_j | the columns before j in the order) for each row of ``codes`` (domain column
+        order), where j = ``order[position]`` is a modelled column; shape (rows, sizes[j])."""
+        if not self.given <= position < len(self.order):
+            raise ValueError(f"position {position} is not a modelled column's")
+        head = self.heads[position - self.given]
         device = next(self.parameters()).device
-        out = np.zeros((records, len(self.sizes)), dtype=np.int64)
-        for start in range(0, records, batch):
-            rows = min(batch, records - start)
-            x = torch.zeros((rows, self.offsets[-1]), dtype=torch.float32, device=device)
-            for k, (head, j) in enumerate(zip(self.heads, self.order, strict=True)):
-                probs = torch.softmax(head(self._context(x, k)).double(), dim=1).cpu().numpy()
-                cdf = np.cumsum(probs, axis=1)
-                cdf[:, -1] = 1.0
-                drawn = (rng.random(rows)[:, None] > cdf).sum(axis=1)
-                drawn = np.minimum(drawn, self.sizes[j] - 1)
-                out[start:start + rows, j] = drawn
-                columns = torch.as_tensor(self.offsets[k] + drawn, device=device)
-                x[torch.arange(rows, device=device), columns] = 1.0
+        parts = []
+        for start in range(0, len(codes), batch):
+            x = self.one_hot(torch.as_tensor(codes[start:start + batch], device=device))
+            logits = head(self._context(x, position)).double()
+            parts.append(torch.softmax(logits, dim=1).cpu().numpy())
+        return np.concatenate(parts) if parts else np.zeros((0, self.sizes[self.order[position]]))
+
+    def complete(
+        self, codes: np.ndarray, rng: np.random.Generator, adjust: Adjust | None = None
+    ) -> np.ndarray:
+        """A copy of ``codes`` (domain column order) with every modelled column redrawn, in
+        order, given the columns before it; the context columns are kept as they are.
+        ``adjust(j, probabilities, rows)`` may change column j's probabilities before the draw
+        (the guidance's raking)."""
+        out = np.array(codes, dtype=np.int64, copy=True)
+        for k, _, j in self._modelled():
+            probabilities = self.probabilities(out, k)
+            if adjust is not None:
+                probabilities = adjust(j, probabilities, out)
+            out[:, j] = draw_categorical(probabilities, rng)
         return out
+
+
+Adjust = Callable[[int, np.ndarray, np.ndarray], np.ndarray]
+
+
+def draw_categorical(probabilities: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One code per row, drawn from that row's probabilities by inverse CDF with ``rng``."""
+    cdf = np.cumsum(probabilities, axis=1)
+    cdf[:, -1] = 1.0
+    drawn = (rng.random(len(cdf))[:, None] > cdf).sum(axis=1)
+    return np.minimum(drawn, probabilities.shape[1] - 1)

@@ -10,7 +10,7 @@ import numpy as np
 
 from synthpriv.domain import Domain
 from synthpriv.generators.autoregressive import AutoregressiveModel
-from synthpriv.generators.guidance import Target, rake, resample
+from synthpriv.generators.guidance import Target, rake, rake_conditional, resample
 from synthpriv.stage import SamplingModel
 
 
@@ -22,6 +22,9 @@ class GuidedGenerator:
     ``candidate_factor × records`` rows, rakes them to the targets and resamples ``records`` of
     them; without targets it returns the network's draws as they are. A ``prior_fraction`` of
     the candidates may come from the marginals model ``prior`` (a mixture of the two models).
+    A conditional network (``network.given`` > 0) completes ``records`` rows drawn from
+    ``prior`` (no candidates, no resampling): the context columns come from the marginals model
+    as it draws them, the modelled ones from the network, raked to the targets' conditionals.
     """
 
     network: AutoregressiveModel
@@ -35,15 +38,42 @@ class GuidedGenerator:
     prior_fraction: float = 0.0
 
     def _draw(self, records: int, rng: np.random.Generator, systematic: bool) -> np.ndarray:
+        if self.network.given:
+            return self._complete(records, rng, systematic)
         if not self.targets:
-            return self.network.sample(records, rng)
+            return self._candidates(records, rng, systematic)
         size = max(records, math.ceil(self.candidate_factor * records))
+        candidates = self._candidates(size, rng, systematic)
+        weights = rake(candidates, self.domain, self.targets, self.raking_iterations)
+        return candidates[resample(weights, records, rng, systematic)]
+
+    def _complete(self, records: int, rng: np.random.Generator, systematic: bool) -> np.ndarray:
+        """Rows of the marginals model with the network's columns redrawn, each column's
+        probabilities raked to the targets over it and the columns set before it."""
+        if self.prior is None:
+            raise ValueError("a conditional generator completes rows of a marginals model")
+        rows = (self.prior.sample_rounded if systematic else self.prior.sample)(records, rng)
+        names = self.domain.attributes
+        set_before = {names[j] for j in self.network.order[:self.network.given]}
+
+        def adjust(j: int, probabilities: np.ndarray, codes: np.ndarray) -> np.ndarray:
+            column = names[j]
+            usable = [t for t in self.targets
+                      if column in t.clique and set(t.clique) - {column} <= set_before]
+            set_before.add(column)
+            if not usable:
+                return probabilities
+            return rake_conditional(probabilities, codes, column, self.domain, usable,
+                                    self.raking_iterations)
+
+        return self.network.complete(rows, rng, adjust)
+
+    def _candidates(self, size: int, rng: np.random.Generator, systematic: bool) -> np.ndarray:
         from_prior = round(self.prior_fraction * size) if self.prior is not None else 0
         candidates = self.network.sample(size - from_prior, rng)
         if from_prior:
             candidates = np.concatenate([candidates, self.prior.sample(from_prior, rng)])
-        weights = rake(candidates, self.domain, self.targets, self.raking_iterations)
-        return candidates[resample(weights, records, rng, systematic)]
+        return candidates
 
     def sample(self, records: int, rng: np.random.Generator) -> np.ndarray:
         """``records`` rows of codes (domain order), resampled i.i.d. from the raked candidates."""

@@ -10,6 +10,14 @@ steps = ⌈epochs / q⌉. The loss is divided by q·N̂ with N̂ public or DP, n
 Guidance (post-processing, no budget): the column order follows the marginals model's junction
 tree (measured dependency structure), and the generator's candidates are raked to the marginals
 model's estimates on every measured clique before resampling.
+
+Two modes. By default the network models every column (the generator alone, or mixed with the
+marginals model through ``prior_fraction``). With ``complete`` (e.g. a prediction target) it
+models only those columns given all the others: the rows are the marginals model's own draws,
+and each completed column is drawn by the network with its probabilities raked, row by row, to
+the model's conditionals on the measured cliques that hold it. The other columns keep exactly
+what the marginals model draws; the network adds interactions of many columns at once that no
+low-order marginal holds.
 """
 
 from __future__ import annotations
@@ -52,6 +60,11 @@ class GeneratorOptions(StageOptions):
     count_fraction: float = Field(default=0.02, gt=0, lt=1,
                                   description="share of this stage's ρ for the noisy count")
     order: Literal["model", "schema"] = "model"
+    complete: list[str] = Field(
+        default_factory=list,
+        description="columns the network draws given all the others, which come from the "
+        "marginals model (e.g. a prediction target); empty: the network models every column",
+    )
     guide: bool = True
     candidate_factor: float = Field(default=4.0, ge=1.0)
     raking_iterations: int = Field(default=30, ge=1)
@@ -125,7 +138,9 @@ class GeneratorStage(Stage):
         device = _device(options.device)
         records = self._records(state, plan, ledger, source)
         order = column_order(domain, state.model if options.order == "model" else None)
-        network = AutoregressiveModel(domain.shape, order, options.hidden).to(device)
+        given = self._context_columns(state, domain)
+        order = given + [j for j in order if j not in given]  # context first, in schema order
+        network = AutoregressiveModel(domain.shape, order, options.hidden, len(given)).to(device)
         settings = DpSgdSettings(
             sample_rate=plan.noise["sample_rate"], noise_multiplier=plan.noise["noise_multiplier"],
             max_grad_norm=options.max_grad_norm, steps=int(plan.noise["steps"]),
@@ -162,8 +177,27 @@ class GeneratorStage(Stage):
         state.model = GuidedGenerator(network.cpu(), domain, targets, records,
                                       options.candidate_factor, options.raking_iterations,
                                       expected_batch=settings.sample_rate * records,
-                                      prior=state.model if targets else None,
+                                      prior=state.model if targets or given else None,
                                       prior_fraction=options.prior_fraction)
+
+    def _context_columns(self, state: PipelineState, domain: Domain) -> list[int]:
+        """Domain indices of the columns the network takes as given (all but ``complete``)."""
+        complete = self.options.complete
+        if not complete:
+            return []
+        unknown = [c for c in complete if c not in domain.attributes]
+        if unknown:
+            raise ConfigError(
+                f"stage 'generator': complete names {unknown}, not columns of the schema; "
+                f"choose from {list(domain.attributes)}"
+            )
+        if len(set(complete)) == len(domain):
+            raise ConfigError("stage 'generator': complete lists every column; leave it empty "
+                              "to model them all, or leave at least one column to the marginals")
+        if state.model is None:
+            raise ConfigError("stage 'generator': complete needs a marginals stage before it "
+                              "(it draws the other columns); put one first in the recipe")
+        return [j for j, a in enumerate(domain.attributes) if a not in complete]
 
     def _records(
         self, state: PipelineState, plan: StagePlan, ledger: Ledger, source: RandomSource

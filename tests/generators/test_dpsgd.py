@@ -149,3 +149,40 @@ def test_the_autoregressive_likelihood_is_normalised() -> None:
     # each cell's frequency within 5 binomial standard deviations of its probability
     assert np.all(np.abs(observed - probabilities)
                   <= 5 * np.sqrt(probabilities * (1 - probabilities) / len(flat)) + 1e-9)
+
+
+def test_a_conditional_model_models_only_its_columns_and_keeps_the_context() -> None:
+    torch.manual_seed(1)
+    model = AutoregressiveModel([3, 2, 4], [0, 2, 1], hidden=5, given=2)
+    assert len(model.heads) == 1  # only column 1 (last in the order) has a head
+    for p in model.parameters():
+        nn.init.normal_(p, std=0.5)
+    grid = torch.as_tensor(np.indices((3, 2, 4)).reshape(3, -1).T)
+    with torch.no_grad():  # exp(-nll) is p(x1 | x0, x2): it sums to 1 over x1 in every context
+        conditional = torch.exp(-model(grid)).numpy().reshape(3, 2, 4)
+    np.testing.assert_allclose(conditional.sum(axis=1), 1.0, atol=1e-5)
+    context = np.tile([[2, 0, 3]], (20_000, 1))
+    completed = model.complete(context, np.random.default_rng(2))
+    assert np.array_equal(completed[:, [0, 2]], context[:, [0, 2]])
+    share = completed[:, 1].mean()  # frequency of x1 = 1 within 5 binomial standard deviations
+    p = conditional[2, 1, 3]
+    assert abs(share - p) <= 5 * np.sqrt(p * (1 - p) / len(completed))
+    with pytest.raises(ValueError, match="completes rows"):
+        model.sample(5, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="must be modelled"):
+        AutoregressiveModel([3, 2], [0, 1], given=2)
+
+
+def test_a_conditional_model_learns_an_interaction_no_pairwise_marginal_shows() -> None:
+    """y = x0 XOR x1: every pair of columns is independent, so a model of 2-way marginals draws
+    y at random (half wrong); the network, trained with DP-SGD's code path (noise 0), learns it."""
+    rng = np.random.default_rng(6)
+    x = rng.integers(0, 2, (4000, 2))
+    codes = torch.as_tensor(np.column_stack([x, x[:, 0] ^ x[:, 1]]))
+    torch.manual_seed(6)
+    model = AutoregressiveModel([2, 2, 2], [0, 1, 2], hidden=16, given=2)
+    settings = DpSgdSettings(0.1, noise_multiplier=0.0, max_grad_norm=100.0, steps=150,
+                             learning_rate=0.05)
+    train_dp_sgd(model, codes, 400, settings, np.random.default_rng(7), None)
+    completed = model.complete(np.column_stack([x, np.zeros(len(x), int)]), rng)
+    assert (completed[:, 2] == x[:, 0] ^ x[:, 1]).mean() > 0.95

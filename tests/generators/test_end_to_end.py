@@ -20,6 +20,7 @@ SMALL_GENERATOR = {"epochs": 1, "sample_rate": 0.02, "hidden": 8, "candidate_fac
 def test_a_tiny_run_writes_a_valid_release_within_budget(write_job, tmp_path, recipe) -> None:
     stages = {"generator": SMALL_GENERATOR}
     if recipe == "hybrid":  # a small AIM workload: the same code path, fast
+        stages["generator"] = {**SMALL_GENERATOR, "complete": ["income"]}
         stages["marginals"] = {"aim_rounds_per_attribute": 1, "aim_round_iterations": 20,
                                "iterations": 50}
     out = tmp_path / recipe

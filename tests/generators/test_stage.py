@@ -115,3 +115,36 @@ def test_rows_beyond_the_memory_limit_are_refused(adult_sample_csv) -> None:
     with pytest.raises(ConfigError, match=r"would hold 0.0286 MiB .* above max_memory_mb = 0.01"):
         _run(GeneratorStage, {**FAST, "max_memory_mb": 0.01}, state, Ledger())
     _run(GeneratorStage, {**FAST, "max_memory_mb": 0.05}, state, Ledger())  # fits: trains
+
+
+def test_a_conditional_generator_completes_the_marginals_models_rows(adult_sample_csv) -> None:
+    state, ledger = _state(adult_sample_csv), Ledger()
+    _run(MarginalsStage, {"selection": "one_way"}, state, ledger)
+    marginal_events = len(ledger.events)
+    _run(GeneratorStage, {**FAST, "complete": ["income"]}, state, ledger)
+    (event,) = ledger.events[marginal_events:]
+    assert isinstance(event, SubsampledGaussianEvent)
+    network, domain = state.model.network, state.data.domain
+    assert network.given == len(domain) - 1
+    assert [domain.attributes[j] for j in network.order[network.given:]] == ["income"]
+    assert state.model.prior is not None
+    draws = state.model.sample_rounded(500, np.random.default_rng(0))
+    assert draws.shape == (500, len(domain)) and np.all(draws < np.array(domain.shape))
+
+
+@pytest.mark.parametrize(("complete", "message"), [
+    (["salary"], r"complete names \['salary'\], not columns of the schema"),
+    (None, "complete lists every column"),
+])
+def test_a_bad_complete_list_names_the_problem(adult_sample_csv, complete, message) -> None:
+    state, ledger = _state(adult_sample_csv), Ledger()
+    _run(MarginalsStage, {"selection": "one_way"}, state, ledger)
+    complete = complete or list(state.data.domain.attributes)
+    with pytest.raises(ConfigError, match=message):
+        _run(GeneratorStage, {**FAST, "complete": complete}, state, ledger)
+
+
+def test_a_conditional_generator_needs_a_marginals_stage(adult_sample_csv) -> None:
+    state = _state(adult_sample_csv, public_records=2000)
+    with pytest.raises(ConfigError, match="complete needs a marginals stage"):
+        _run(GeneratorStage, {**FAST, "complete": ["income"]}, state, Ledger())
