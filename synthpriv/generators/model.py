@@ -34,16 +34,16 @@ class GuidedGenerator:
     candidate_factor: float = 4.0
     raking_iterations: int = 30
     expected_batch: float = 0.0  # q·N̂ that divided DP-SGD's noisy sums (public or DP)
-    prior: SamplingModel | None = None  # the marginals model, for a share of the candidates
+    prior: SamplingModel | None = None  # the marginals model: candidates or rows to complete
     prior_fraction: float = 0.0
 
     def _draw(self, records: int, rng: np.random.Generator, systematic: bool) -> np.ndarray:
         if self.network.given:
             return self._complete(records, rng, systematic)
         if not self.targets:
-            return self._candidates(records, rng, systematic)
+            return self._candidates(records, rng)
         size = max(records, math.ceil(self.candidate_factor * records))
-        candidates = self._candidates(size, rng, systematic)
+        candidates = self._candidates(size, rng)
         weights = rake(candidates, self.domain, self.targets, self.raking_iterations)
         return candidates[resample(weights, records, rng, systematic)]
 
@@ -68,7 +68,7 @@ class GuidedGenerator:
 
         return self.network.complete(rows, rng, adjust)
 
-    def _candidates(self, size: int, rng: np.random.Generator, systematic: bool) -> np.ndarray:
+    def _candidates(self, size: int, rng: np.random.Generator) -> np.ndarray:
         from_prior = round(self.prior_fraction * size) if self.prior is not None else 0
         candidates = self.network.sample(size - from_prior, rng)
         if from_prior:
