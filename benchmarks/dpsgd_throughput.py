@@ -56,7 +56,7 @@ def main() -> None:
     parser.add_argument("--sample-rate", type=float, default=0.05)
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--hidden", type=int, default=64)
-    parser.add_argument("--physical", type=int, default=1024)
+    parser.add_argument("--physical", type=int, default=4096)
     parser.add_argument("--threads", type=int, default=torch.get_num_threads())
     parser.add_argument("--hooks", action="store_true",
                         help="also time Opacus' per-sample-gradient hooks (GradSampleModule)")

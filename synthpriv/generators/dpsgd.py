@@ -44,7 +44,7 @@ class DpSgdSettings:
     max_grad_norm: float
     steps: int
     learning_rate: float = 1e-2
-    physical_batch: int = 1024
+    physical_batch: int = 4096
     secure_mode: bool = True
 
 

@@ -52,7 +52,7 @@ class GeneratorOptions(StageOptions):
     max_grad_norm: float = Field(default=1.0, gt=0, description="per-sample clipping norm C")
     learning_rate: float = Field(default=0.01, gt=0)
     hidden: int = Field(default=64, ge=1, description="hidden units of each column's head")
-    physical_batch: int = Field(default=1024, ge=1, description="micro-batch size (memory)")
+    physical_batch: int = Field(default=4096, ge=1, description="micro-batch size (memory)")
     records_from: Literal["marginals", "measure"] = Field(
         default="marginals",
         description="N̂ when no public count: the marginals model's DP total, or a noisy count",
