@@ -93,34 +93,46 @@ class AutoregressiveModel(nn.Module):
             raise ValueError("a conditional model (given > 0) completes rows; it cannot sample")
         return self.complete(np.zeros((records, len(self.sizes)), dtype=np.int64), rng)
 
+    def _head_probabilities(self, x: torch.Tensor, position: int) -> np.ndarray:
+        head = self.heads[position - self.given]
+        logits = head(self._context(x, position)).double()
+        return torch.softmax(logits, dim=1).cpu().numpy()
+
     @torch.no_grad()
     def probabilities(self, codes: np.ndarray, position: int, batch: int = 65_536) -> np.ndarray:
         """p(x_j | the columns before j in the order) for each row of ``codes`` (domain column
         order), where j = ``order[position]`` is a modelled column; shape (rows, sizes[j])."""
         if not self.given <= position < len(self.order):
             raise ValueError(f"position {position} is not a modelled column's")
-        head = self.heads[position - self.given]
         device = next(self.parameters()).device
-        parts = []
+        parts = [np.zeros((0, self.sizes[self.order[position]]))]
         for start in range(0, len(codes), batch):
             x = self.one_hot(torch.as_tensor(codes[start:start + batch], device=device))
-            logits = head(self._context(x, position)).double()
-            parts.append(torch.softmax(logits, dim=1).cpu().numpy())
-        return np.concatenate(parts) if parts else np.zeros((0, self.sizes[self.order[position]]))
+            parts.append(self._head_probabilities(x, position))
+        return np.concatenate(parts)
 
+    @torch.no_grad()
     def complete(
-        self, codes: np.ndarray, rng: np.random.Generator, adjust: Adjust | None = None
+        self, codes: np.ndarray, rng: np.random.Generator, adjust: Adjust | None = None,
+        batch: int = 65_536,
     ) -> np.ndarray:
         """A copy of ``codes`` (domain column order) with every modelled column redrawn, in
-        order, given the columns before it; the context columns are kept as they are.
-        ``adjust(j, probabilities, rows)`` may change column j's probabilities before the draw
-        (the guidance's raking)."""
+        order, given the columns before it; the context columns are kept as they are. Rows go
+        in batches of ``batch``; ``adjust(j, probabilities, rows)`` may change column j's
+        probabilities for a batch's rows before the draw (the guidance's raking)."""
+        device = next(self.parameters()).device
         out = np.array(codes, dtype=np.int64, copy=True)
-        for k, _, j in self._modelled():
-            probabilities = self.probabilities(out, k)
-            if adjust is not None:
-                probabilities = adjust(j, probabilities, out)
-            out[:, j] = draw_categorical(probabilities, rng)
+        for start in range(0, len(out), batch):
+            block = out[start:start + batch]  # a view: draws land in ``out``
+            rows = torch.arange(len(block), device=device)
+            x = self.one_hot(torch.as_tensor(block, device=device))
+            for k, _, j in self._modelled():
+                probabilities = self._head_probabilities(x, k)
+                if adjust is not None:
+                    probabilities = adjust(j, probabilities, block)
+                block[:, j] = draw_categorical(probabilities, rng)
+                x[:, self.offsets[k]:self.offsets[k + 1]] = 0.0
+                x[rows, torch.as_tensor(self.offsets[k] + block[:, j], device=device)] = 1.0
         return out
 
 
