@@ -110,6 +110,7 @@ class GeneratorStage(Stage):
         return self.context.public_records is None and self.options.records_from == "measure"
 
     def plan(self, rho: float) -> StagePlan:
+        self._check_complete(self.context.domain)  # before any stage reads the data
         if rho <= 0:
             return StagePlan(self.name, 0.0, 0.0, [])
         q, steps = self.sample_rate, self.steps
@@ -180,20 +181,24 @@ class GeneratorStage(Stage):
                                       prior=state.model if targets or given else None,
                                       prior_fraction=options.prior_fraction)
 
-    def _context_columns(self, state: PipelineState, domain: Domain) -> list[int]:
-        """Domain indices of the columns the network takes as given (all but ``complete``)."""
+    def _check_complete(self, domain: Domain) -> None:
         complete = self.options.complete
-        if not complete:
-            return []
         unknown = [c for c in complete if c not in domain.attributes]
         if unknown:
             raise ConfigError(
                 f"stage 'generator': complete names {unknown}, not columns of the schema; "
                 f"choose from {list(domain.attributes)}"
             )
-        if len(set(complete)) == len(domain):
+        if complete and len(set(complete)) == len(domain):
             raise ConfigError("stage 'generator': complete lists every column; leave it empty "
                               "to model them all, or leave at least one column to the marginals")
+
+    def _context_columns(self, state: PipelineState, domain: Domain) -> list[int]:
+        """Domain indices of the columns the network takes as given (all but ``complete``)."""
+        complete = self.options.complete
+        if not complete:
+            return []
+        self._check_complete(domain)
         if state.model is None:
             raise ConfigError("stage 'generator': complete needs a marginals stage before it "
                               "(it draws the other columns); put one first in the recipe")

@@ -136,12 +136,13 @@ def test_a_conditional_generator_completes_the_marginals_models_rows(adult_sampl
     (["salary"], r"complete names \['salary'\], not columns of the schema"),
     (None, "complete lists every column"),
 ])
-def test_a_bad_complete_list_names_the_problem(adult_sample_csv, complete, message) -> None:
-    state, ledger = _state(adult_sample_csv), Ledger()
-    _run(MarginalsStage, {"selection": "one_way"}, state, ledger)
+def test_a_bad_complete_list_is_refused_when_planning(adult_sample_csv, complete, message) -> None:
+    """At plan time, before any stage reads the data (the plan of the whole job comes first)."""
+    state = _state(adult_sample_csv)
     complete = complete or list(state.data.domain.attributes)
+    stage = GeneratorStage({**FAST, "complete": complete}, state.context, "test")
     with pytest.raises(ConfigError, match=message):
-        _run(GeneratorStage, {**FAST, "complete": complete}, state, ledger)
+        stage.plan(0.05)
 
 
 def test_a_conditional_generator_needs_a_marginals_stage(adult_sample_csv) -> None:
