@@ -65,6 +65,8 @@ def main() -> None:
     real, holdout = read_table(job.data_path, job.schema), read_table(job.holdout_path, job.schema)
     data, test = encoder.encode(real), encoder.encode(holdout).codes
     column = list(encoder.domain.attributes).index(target)
+    if encoder.domain.shape[column] != 2:
+        raise SystemExit(f"{target}: the exact log-odds need a binary target")
     positive = 1  # the schema's second category ('>50K' on Adult)
     planned, fits = plan_job(job), []
     for fit in range(args.fits):

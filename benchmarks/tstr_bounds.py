@@ -69,6 +69,8 @@ def income_head_auc(job, real, holdout, epsilon: float, seed: int) -> float:
     encoder, target = TableEncoder(job.schema), job.config.evaluation.target
     names = list(encoder.domain.attributes)
     t = names.index(target)
+    if encoder.domain.shape[t] != 2:
+        raise SystemExit(f"{target}: the income head's AUC needs a binary target")
     order = [j for j in range(len(names)) if j != t] + [t]
     steps = int(np.ceil(EPOCHS / SAMPLE_RATE))
     settings = DpSgdSettings(SAMPLE_RATE, noise_for(epsilon, job.config.budget.delta, steps),

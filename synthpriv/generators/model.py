@@ -53,14 +53,13 @@ class GuidedGenerator:
         if self.prior is None:
             raise ValueError("a conditional generator completes rows of a marginals model")
         rows = (self.prior.sample_rounded if systematic else self.prior.sample)(records, rng)
-        names = self.domain.attributes
-        set_before = {names[j] for j in self.network.order[:self.network.given]}
+        names, order = self.domain.attributes, self.network.order
 
         def adjust(j: int, probabilities: np.ndarray, codes: np.ndarray) -> np.ndarray:
             column = names[j]
+            set_before = {names[i] for i in order[:order.index(j)]}
             usable = [t for t in self.targets
                       if column in t.clique and set(t.clique) - {column} <= set_before]
-            set_before.add(column)
             if not usable:
                 return probabilities
             return rake_conditional(probabilities, codes, column, self.domain, usable,
