@@ -58,7 +58,8 @@ def generate(path: Path, rows: int, columns: int = 15, seed: int = 0) -> Path:
     columns to ``path``; also writes the schema beside it as ``<stem>.schema.yaml``."""
     schema = wide_schema(columns)
     base = pd.read_csv(ADULT / "adult_train.csv", dtype=str, keep_default_na=False)
-    numeric = {c["name"]: c for c in schema["columns"][:15] if c["kind"] != "categorical"}
+    numeric = {c["name"]: c for c in schema["columns"][:15]
+               if c["kind"] != "categorical" and "derived_from" not in c}  # derived: keep exact
     parents = list(base.columns)
     rng = np.random.default_rng(seed)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -3,6 +3,8 @@
 The Domain comes from the schema alone (public), never from the data. Numeric values are
 clipped to their public bounds before binning: this is what bounds every query's sensitivity.
 Missing values get a code of their own (the last one of the column), so no row is ever dropped.
+Derived columns (``derived_from`` in the schema) have no codes: decoding fills them from their
+source column through the schema's public mapping.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ class TableEncoder:
         self._edges = {
             c.name: c.bin_edges() for c in schema.columns if isinstance(c, NumericColumn)
         }
-        self.domain = Domain.from_sizes({c.name: self._codes(c) for c in schema.columns})
+        self.domain = Domain.from_sizes({c.name: self._codes(c) for c in schema.modelled})
 
     def _codes(self, column: CategoricalColumn | NumericColumn) -> int:
         values = (
@@ -35,9 +37,10 @@ class TableEncoder:
         return values + int(column.missing)
 
     def encode(self, table: pd.DataFrame) -> Dataset:
-        """Integer codes of a table already checked by ``read_table`` (NaN = missing)."""
+        """Integer codes of a table already checked by ``read_table`` (NaN = missing); derived
+        columns are not encoded."""
         codes = np.empty((len(table), len(self.domain)), dtype=np.int64)
-        for j, column in enumerate(self.schema.columns):
+        for j, column in enumerate(self.schema.modelled):
             values = table[column.name]
             missing = values.isna().to_numpy()
             if isinstance(column, CategoricalColumn):
@@ -59,9 +62,10 @@ class TableEncoder:
 
     def decode(self, codes: np.ndarray, rng: np.random.Generator) -> pd.DataFrame:
         """Typed values for codes: categories, a value drawn uniformly within the bin (integers
-        within the bin's integers), NaN for the missing code. Post-processing: costs no budget."""
+        within the bin's integers), NaN for the missing code, derived columns from their source.
+        Post-processing: costs no budget."""
         columns = {}
-        for j, column in enumerate(self.schema.columns):
+        for j, column in enumerate(self.schema.modelled):
             code = codes[:, j]
             missing = column.missing & (code == self.domain.shape[j] - 1)
             if isinstance(column, CategoricalColumn):
@@ -71,7 +75,10 @@ class TableEncoder:
             else:
                 columns[column.name] = self._draw_in_bin(column, np.where(missing, 0, code), rng,
                                                          missing)
-        return pd.DataFrame(columns)
+        for column in self.schema.columns:
+            if column.derived_from is not None:
+                columns[column.name] = derive(column, columns[column.derived_from.column])
+        return pd.DataFrame({name: columns[name] for name in self.schema.names})
 
     def _draw_in_bin(
         self, column: NumericColumn, code: np.ndarray, rng: np.random.Generator,
@@ -90,3 +97,15 @@ class TableEncoder:
         values = np.clip(values, math.ceil(column.lower), math.floor(column.upper))
         series = pd.Series(values.astype(np.int64))
         return series.astype("Int64").mask(missing) if column.missing else series
+
+
+def derive(column: CategoricalColumn | NumericColumn, source: pd.Series) -> pd.Series:
+    """``column``'s values from its source column's values through the schema's public mapping
+    (NaN where the source is missing), typed as ``read_table`` types the column."""
+    values = source.map(column.derived_from.values)
+    if isinstance(column, CategoricalColumn):
+        return values.astype(object).where(source.notna())
+    numbers = values.astype(float)
+    if column.kind == "continuous":
+        return numbers
+    return numbers.astype("Int64") if column.missing else numbers.astype(np.int64)

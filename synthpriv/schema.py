@@ -5,6 +5,10 @@ Column kinds:
 * ``integer`` / ``continuous``: public bounds ``[lower, upper]`` and bins, either ``bins`` equal-width
   bins over the bounds or explicit ``edges`` (first edge = lower, last = upper).
 Every column says whether missing values may occur; a missing value is a code of its own.
+
+A column may be ``derived_from`` a categorical column by a public mapping (a code and its label,
+a region and its country): it is not modelled, costs no budget and is filled in from its source
+after sampling, so every synthetic row keeps the mapping. The data must obey it (checked on read).
 """
 
 from __future__ import annotations
@@ -33,6 +37,14 @@ def repeated(values: Iterable[str]) -> list[str]:
     return sorted(value for value, count in Counter(values).items() if count > 1)
 
 
+class DerivedFrom(_Strict):
+    """A public function of one categorical column: ``values`` maps each of its categories to
+    this column's value (a missing source gives a missing value)."""
+
+    column: str
+    values: dict[str, str | float]
+
+
 class CategoricalColumn(_Strict):
     """A column whose values come from a public, closed list of categories."""
 
@@ -40,6 +52,7 @@ class CategoricalColumn(_Strict):
     kind: Literal["categorical"]
     categories: list[str] = Field(min_length=1)
     missing: bool = False
+    derived_from: DerivedFrom | None = None
 
     @model_validator(mode="after")
     def _unique(self) -> CategoricalColumn:
@@ -59,6 +72,7 @@ class NumericColumn(_Strict):
     bins: int | None = Field(default=None, ge=1, le=10_000)
     edges: list[float] | None = None
     missing: bool = False
+    derived_from: DerivedFrom | None = None
 
     @model_validator(mode="after")
     def _check_bins(self) -> NumericColumn:
@@ -98,6 +112,17 @@ class NumericColumn(_Strict):
         return np.linspace(self.lower, self.upper, (bins or 32) + 1)
 
 
+def _in_domain(column: CategoricalColumn | NumericColumn, value: str | float) -> bool:
+    """Whether ``value`` is one of ``column``'s values (a category, or a number within bounds,
+    whole for an integer column)."""
+    if isinstance(column, CategoricalColumn):
+        return value in column.categories
+    if isinstance(value, str):
+        return False
+    whole = column.kind != "integer" or float(value).is_integer()
+    return whole and column.lower <= value <= column.upper
+
+
 Column = Annotated[CategoricalColumn | NumericColumn, Field(discriminator="kind")]
 
 
@@ -120,11 +145,45 @@ class Schema(_Strict):
                         f"unknown_categories: missing maps unknown values of '{column.name}' to "
                         "missing, so that column needs 'missing: true'"
                     )
+        for column in self.columns:
+            if column.derived_from is not None:
+                self._check_derived(column, column.derived_from)
         return self
+
+    def _check_derived(self, column: CategoricalColumn | NumericColumn, rule: DerivedFrom) -> None:
+        where = f"'{column.name}' derived_from"
+        try:
+            source = self.column(rule.column)
+        except KeyError:
+            raise ValueError(f"{where}: '{rule.column}' is not a column of this schema") from None
+        if not isinstance(source, CategoricalColumn) or source.derived_from is not None:
+            raise ValueError(
+                f"{where}: '{rule.column}' must be a categorical column that is not itself derived"
+            )
+        if source.missing and not column.missing:
+            raise ValueError(
+                f"{where}: '{rule.column}' may be missing, which makes '{column.name}' missing: "
+                f"set 'missing: true' for '{column.name}'"
+            )
+        unmapped = [c for c in source.categories if c not in rule.values]
+        extra = sorted(set(rule.values) - set(source.categories))
+        if unmapped or extra:
+            raise ValueError(
+                f"{where}: 'values' must map every category of '{rule.column}' and nothing else; "
+                f"unmapped {unmapped}, not categories {extra}"
+            )
+        outside = [f"{k}: {v}" for k, v in rule.values.items() if not _in_domain(column, v)]
+        if outside:
+            raise ValueError(f"{where}: values outside the domain of '{column.name}': {outside}")
 
     @property
     def names(self) -> list[str]:
         return [c.name for c in self.columns]
+
+    @property
+    def modelled(self) -> list[CategoricalColumn | NumericColumn]:
+        """The columns the pipeline models: all but the derived ones, in schema order."""
+        return [c for c in self.columns if c.derived_from is None]
 
     def column(self, name: str) -> CategoricalColumn | NumericColumn:
         for column in self.columns:

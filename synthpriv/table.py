@@ -14,6 +14,7 @@ from typing import BinaryIO
 import numpy as np
 import pandas as pd
 
+from synthpriv.encoding import derive
 from synthpriv.errors import DataError
 from synthpriv.schema import CategoricalColumn, NumericColumn, Schema, repeated
 
@@ -67,7 +68,27 @@ def parse_chunk(raw: pd.DataFrame, schema: Schema, path: Path, first_row: int) -
         values = raw[name].str.strip()
         table[name] = _parse_column(values, schema.column(name), schema.unknown_categories, path,
                                     first_row)
+    for column in schema.columns:
+        if column.derived_from is not None:
+            _check_derived(table, column, path, first_row)
     return table
+
+
+def _check_derived(
+    table: pd.DataFrame, column: CategoricalColumn | NumericColumn, path: Path, first: int
+) -> None:
+    """Refuse rows where a derived column disagrees with its source through the public mapping:
+    the synthesiser would silently replace those values."""
+    source = column.derived_from.column
+    expected, actual = derive(column, table[source]), table[column.name]
+    both_missing = (expected.isna() & actual.isna()).to_numpy()
+    differ = ~both_missing & (expected != actual).fillna(True).to_numpy(dtype=bool)
+    if differ.any():
+        raise DataError(
+            f"{path}: column '{column.name}' is declared derived_from '{source}', but disagrees "
+            f"with the schema's mapping at {_rows(differ, first)}. Fix the data or the mapping, "
+            f"or remove derived_from from '{column.name}' to model it as a column of its own."
+        )
 
 
 # The messages below are raised by read_table and by the chunked readers alike (one wording).

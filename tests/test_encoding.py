@@ -75,3 +75,28 @@ def test_adult_round_trip_keeps_every_code(seed: int) -> None:
     np.testing.assert_array_equal(encoder.encode(decoded).codes, codes)
     assert list(decoded.columns) == schema.names
     assert (decoded["education-num"] == real["education-num"]).all()  # one bin per code: exact
+
+
+def test_derived_columns_are_filled_in_from_their_source() -> None:
+    schema = parse_schema({"columns": [
+        {"name": "level", "kind": "categorical", "categories": ["low", "high"], "missing": True},
+        {"name": "code", "kind": "integer", "lower": 1, "upper": 2, "missing": True,
+         "derived_from": {"column": "level", "values": {"low": 1, "high": 2}}},
+        {"name": "label", "kind": "categorical", "categories": ["L", "H"], "missing": True,
+         "derived_from": {"column": "level", "values": {"low": "L", "high": "H"}}},
+    ]}, "test")
+    encoder = TableEncoder(schema)
+    assert encoder.domain.to_dict() == {"level": 3}
+    decoded = encoder.decode(np.array([[0], [1], [2]]), np.random.default_rng(0))
+    assert list(decoded.columns) == ["level", "code", "label"]
+    assert decoded["code"].tolist() == [1, 2, pd.NA]
+    assert decoded["label"].tolist()[:2] == ["L", "H"] and pd.isna(decoded["label"][2])
+
+
+def test_adult_education_num_is_derived_and_round_trips() -> None:
+    schema = load_schema(ADULT / "schema.yaml")
+    real = read_table(ADULT / "adult_train.csv", schema).head(500)
+    encoder = TableEncoder(schema)
+    assert "education-num" not in encoder.domain
+    decoded = encoder.decode(encoder.encode(real).codes, np.random.default_rng(0))
+    assert (decoded["education-num"] == real["education-num"]).all()

@@ -58,3 +58,39 @@ def test_explicit_edges_and_equal_width_bins() -> None:
 def test_bad_schemas_are_refused_with_the_reason(raw: dict, message: str) -> None:
     with pytest.raises(SchemaError, match=message):
         parse_schema(raw, "t")
+
+
+LEVEL = {"name": "level", "kind": "categorical", "categories": ["low", "high"]}
+
+
+def derived(**fields) -> dict:
+    """A schema with ``level`` and a column ``code`` derived from it (``fields`` override)."""
+    code = {"name": "code", "kind": "integer", "lower": 1, "upper": 2,
+            "derived_from": {"column": "level", "values": {"low": 1, "high": 2}}, **fields}
+    return {"columns": [LEVEL, code]}
+
+
+def test_derived_columns_are_not_modelled() -> None:
+    schema = parse_schema(derived(), "t")
+    assert [c.name for c in schema.modelled] == ["level"]
+    assert schema.names == ["level", "code"]
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (derived(derived_from={"column": "nope", "values": {}}), "'nope' is not a column"),
+        (derived(derived_from={"column": "code", "values": {}}), "must be a categorical"),
+        (derived(derived_from={"column": "level", "values": {"low": 1}}), r"unmapped \['high'\]"),
+        (derived(derived_from={"column": "level", "values": {"low": 1, "high": 2, "mid": 1}}),
+         r"not categories \['mid'\]"),
+        (derived(derived_from={"column": "level", "values": {"low": 1, "high": 3}}),
+         "outside the domain"),
+        (derived(derived_from={"column": "level", "values": {"low": 1, "high": 1.5}}),
+         "outside the domain"),
+        ({"columns": [{**LEVEL, "missing": True}, derived()["columns"][1]]}, "set 'missing: true'"),
+    ],
+)
+def test_bad_derived_columns_are_refused(raw: dict, message: str) -> None:
+    with pytest.raises(SchemaError, match=message):
+        parse_schema(raw, "t")

@@ -81,3 +81,16 @@ def test_missing_file_and_folder(tmp_path: Path) -> None:
         read_table(tmp_path / "nope.csv", SCHEMA)
     with pytest.raises(DataError, match="is a folder"):
         read_table(tmp_path, SCHEMA)
+
+
+def test_a_derived_column_that_disagrees_with_its_mapping_is_refused(tmp_path: Path) -> None:
+    schema = parse_schema({"columns": [
+        {"name": "level", "kind": "categorical", "categories": ["low", "high"], "missing": True},
+        {"name": "code", "kind": "integer", "lower": 1, "upper": 2, "missing": True,
+         "derived_from": {"column": "level", "values": {"low": 1, "high": 2}}},
+    ]}, "t")
+    good = read_table(write(tmp_path, "level,code\nlow,1\nhigh,2\n,\n"), schema)
+    assert good["code"].tolist()[:2] == [1, 2]
+    for bad, row in (("low,1\nhigh,1\n", "row 2"), ("low,1\n,2\n", "row 2"), ("low,\n", "row 1")):
+        with pytest.raises(DataError, match=f"'code' is declared derived_from 'level'.*at {row}"):
+            read_table(write(tmp_path, "level,code\n" + bad), schema)
