@@ -186,8 +186,9 @@ class GeneratorStage(Stage):
         unknown = [c for c in complete if c not in domain.attributes]
         if unknown:
             raise ConfigError(
-                f"stage 'generator': complete names {unknown}, not columns of the schema; "
-                f"choose from {list(domain.attributes)}"
+                f"stage 'generator': complete names {unknown}, not modelled columns of the schema "
+                f"(a derived_from column is filled in from its source); choose from "
+                f"{list(domain.attributes)}"
             )
         if complete and len(set(complete)) == len(domain):
             raise ConfigError("stage 'generator': complete lists every column; leave it empty "

@@ -134,7 +134,8 @@ def test_a_conditional_generator_completes_the_marginals_models_rows(adult_sampl
 
 
 @pytest.mark.parametrize(("complete", "message"), [
-    (["salary"], r"complete names \['salary'\], not columns of the schema"),
+    (["salary"], r"complete names \['salary'\], not modelled columns of the schema"),
+    (["education-num"], r"\['education-num'\], not modelled .* derived_from"),
     (None, "complete lists every column"),
 ])
 def test_a_bad_complete_list_is_refused_when_planning(adult_sample_csv, complete, message) -> None:
