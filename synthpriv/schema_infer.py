@@ -18,6 +18,7 @@ WARNING = (
     "knowledge before you release anything made with it."
 )
 MAX_CATEGORIES = 1000
+MAX_SOURCE_CATEGORIES = 100  # a derived column's source: a code list, not an identifier
 
 
 def infer_schema(path: str | Path) -> tuple[dict, list[str]]:
@@ -51,7 +52,45 @@ def infer_schema(path: str | Path) -> tuple[dict, list[str]]:
             entry.update(kind="categorical", categories=categories)
         entry["missing"] = bool((values == "").any())
         columns.append(entry)
+    _draft_derived(table, columns, notes)
     return {"unknown_categories": "error", "columns": columns}, notes
+
+
+def _draft_derived(table: pd.DataFrame, columns: list[dict], notes: list[str]) -> None:
+    """Mark each column whose value is a function of an earlier categorical column (of at most
+    MAX_SOURCE_CATEGORIES categories, itself not derived) as ``derived_from`` it, with the mapping
+    seen in the data, and tell the reviewer to keep it only if the mapping is public."""
+    cells = {name: table[name].str.strip() for name in table.columns}
+    sources: list[dict] = []
+    for entry in columns:
+        values = cells[entry["name"]]
+        for source in sources:
+            mapping = _function_of(cells[source["name"]], values)
+            if mapping is not None:
+                entry["derived_from"] = {"column": source["name"], "values": {
+                    k: _plain(float(v)) if entry["kind"] != "categorical" else v
+                    for k, v in mapping.items()}}
+                notes.append(
+                    f"column '{entry['name']}' is a function of '{source['name']}' in this data: "
+                    "drafted as derived_from it (not modelled, filled in from it). Keep that only "
+                    "if the mapping is public knowledge, such as a documented code; else delete it."
+                )
+                break
+        else:
+            if entry["kind"] == "categorical" and len(entry["categories"]) <= MAX_SOURCE_CATEGORIES:
+                sources.append(entry)
+
+
+def _function_of(source: pd.Series, values: pd.Series) -> dict[str, str] | None:
+    """{source category: value} if ``values`` (not constant) is a function of ``source`` (missing
+    exactly where the source is), else None."""
+    present = source != ""
+    if not (present == (values != "")).all() or values[present].nunique() < 2:
+        return None
+    pairs = pd.DataFrame({"source": source[present], "value": values[present]}).drop_duplicates()
+    if pairs["source"].duplicated().any():
+        return None
+    return dict(zip(pairs["source"], pairs["value"], strict=True))
 
 
 def _plain(value: float) -> float | int:

@@ -94,3 +94,22 @@ def test_derived_columns_are_not_modelled() -> None:
 def test_bad_derived_columns_are_refused(raw: dict, message: str) -> None:
     with pytest.raises(SchemaError, match=message):
         parse_schema(raw, "t")
+
+
+def test_schema_infer_drafts_derived_columns_for_review(tmp_path) -> None:
+    from synthpriv.schema import load_schema
+    from synthpriv.schema_infer import infer_schema
+
+    path = tmp_path / "t.csv"
+    path.write_text("level,code,label,other,flat\nlow,1,L,a,x\nhigh,2,H,a,x\nlow,1,L,b,x\n,,,b,x\n")
+    draft, notes = infer_schema(path)
+    derived = {c["name"]: c.get("derived_from") for c in draft["columns"]}
+    assert derived["code"] == {"column": "level", "values": {"low": 1, "high": 2}}
+    assert derived["label"] == {"column": "level", "values": {"low": "L", "high": "H"}}
+    assert derived["level"] is derived["other"] is derived["flat"] is None  # not functions
+    assert len(notes) == 2 and all("public knowledge" in note for note in notes)
+    parse_schema(draft, "draft")  # a valid schema
+    adult, _ = infer_schema(ADULT / "adult_train.csv")
+    drafted = next(c for c in adult["columns"] if c["name"] == "education-num")
+    assert drafted["derived_from"] == load_schema(ADULT / "schema.yaml").column(
+        "education-num").derived_from.model_dump()
