@@ -29,9 +29,10 @@ def infer_schema(path: str | Path) -> tuple[dict, list[str]]:
         raise DataError(f"data file not found: {path}") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
         raise DataError(f"{path}: cannot read it as a UTF-8 CSV: {error}") from None
+    table = table.apply(lambda column: column.str.strip())
     columns, notes = [], []
     for name in table.columns:
-        values = table[name].str.strip()
+        values = table[name]
         present = values[values != ""]
         entry: dict = {"name": name}
         numbers = pd.to_numeric(present, errors="coerce")
@@ -59,13 +60,13 @@ def infer_schema(path: str | Path) -> tuple[dict, list[str]]:
 def _draft_derived(table: pd.DataFrame, columns: list[dict], notes: list[str]) -> None:
     """Mark each column whose value is a function of an earlier categorical column (of at most
     MAX_SOURCE_CATEGORIES categories, itself not derived) as ``derived_from`` it, with the mapping
-    seen in the data, and tell the reviewer to keep it only if the mapping is public."""
-    cells = {name: table[name].str.strip() for name in table.columns}
+    seen in the data (``table``: stripped cells), and tell the reviewer to keep it only if the
+    mapping is public."""
     sources: list[dict] = []
     for entry in columns:
-        values = cells[entry["name"]]
+        values = table[entry["name"]]
         for source in sources:
-            mapping = _function_of(cells[source["name"]], values)
+            mapping = _function_of(table[source["name"]], values)
             if mapping is not None:
                 entry["derived_from"] = {"column": source["name"], "values": {
                     k: _plain(float(v)) if entry["kind"] != "categorical" else v
