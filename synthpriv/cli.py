@@ -1,19 +1,31 @@
-"""The `synthpriv` command: run | plan | evaluate | sweep | schema infer."""
+"""The `synthpriv` command: run | plan | evaluate | sweep | schema infer.
+
+Heavy modules (pandas, scipy, dp-accounting, torch, sdv) are imported inside the command that
+uses them, so ``synthpriv --help`` and ``--version`` start at once.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from synthpriv.config import Job, load_job
-from synthpriv.errors import SynthprivError
-from synthpriv.privacy.plan import Plan
+from synthpriv.errors import ReleaseError, SynthprivError
+
+if TYPE_CHECKING:
+    from synthpriv.config import Job
+    from synthpriv.privacy.plan import Plan
+
+SIGPIPE_EXIT = 141  # 128 + SIGPIPE: what a shell reports for a writer whose reader went away
 
 
 def _job(args: argparse.Namespace) -> Job:
+    from synthpriv.config import load_job
+
     job = load_job(args.config)
     if getattr(args, "epsilon", None) is not None or getattr(args, "delta", None) is not None:
         job = job.with_budget(args.epsilon, args.delta)
@@ -45,8 +57,12 @@ def command_run(args: argparse.Namespace) -> int:
     from synthpriv.runner import run_job
 
     job = _job(args)
+    job.check_paths()
     started = time.perf_counter()
-    result = run_job(job, out=args.out, force=args.force)
+    try:
+        result = run_job(job, out=args.out, force=args.force)
+    except ReleaseError as error:
+        raise ReleaseError(f"{error} The release folder is {job.describe_output(args.out)}.") from None
     guarantee = result.manifest["guarantee"]
     print(f"released {result.records} synthetic rows in {time.perf_counter() - started:.1f} s")
     print(f"privacy: ε = {guarantee['epsilon']:.4f}, δ = {guarantee['delta']:g} "
@@ -87,15 +103,34 @@ def command_evaluate(args: argparse.Namespace) -> int:
         args.real, args.synthetic, args.schema, holdout=args.holdout, target=args.target,
         out=args.out, controls=args.controls, anonymeter=not args.no_anonymeter,
     )
-    print_evaluation(evaluation.report, evaluation.files, time.perf_counter() - started)
+    report = {**evaluation.report, "notes": evaluate_notes(evaluation.report["notes"])}
+    print_evaluation(report, evaluation.files, time.perf_counter() - started)
     return 0
 
 
+def evaluate_notes(notes: list[str]) -> list[str]:
+    """The report's notes worded for ``synthpriv evaluate``: its "no holdout" notes name a job
+    config's keys (data.holdout, evaluation.holdout_fraction), but this command takes the holdout
+    from its ``--holdout`` option."""
+    worded = []
+    for note in notes:
+        if note.startswith("no holdout") and "TSTR" in note:
+            note = ("no --holdout: train-synthetic/test-real (TSTR) for --target was skipped; it "
+                    "tests on real rows the generator did not see. Give them with --holdout H.csv.")
+        elif note.startswith("no holdout") and "membership" in note:
+            note = ("no --holdout: membership attacks were skipped; they need real non-members "
+                    "(rows the generator did not see). Give them with --holdout H.csv.")
+        worded.append(note)
+    return worded
+
+
 def command_sweep(args: argparse.Namespace) -> int:
+    from synthpriv.config import load_job
     from synthpriv.sweep import parse_epsilons, run_sweep
 
     epsilons = parse_epsilons(args.epsilons)
     job = load_job(args.config)
+    job.check_paths()
     out = args.out or Path.cwd() / "out" / f"{job.config.name}.sweep"
     started = time.perf_counter()
     result = run_sweep(job, epsilons, args.repeats, out, reference=not args.no_reference)
@@ -120,8 +155,38 @@ def command_schema_infer(args: argparse.Namespace) -> int:
     return 0
 
 
+def version() -> str:
+    """The installed package's version (read only when asked: importlib.metadata is not free)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed_version
+
+    try:
+        return installed_version("synthpriv")
+    except PackageNotFoundError:
+        return "unknown (not installed: run from a source tree)"
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: print ``synthpriv <version>`` and exit 0."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        print(f"synthpriv {version()}")
+        parser.exit()
+
+
 def parser() -> argparse.ArgumentParser:
-    root = argparse.ArgumentParser(prog="synthpriv", description=__doc__)
+    root = argparse.ArgumentParser(
+        prog="synthpriv", description=__doc__.split("\n", 1)[0],
+        epilog="Paths in a job config are relative to the config file's folder; paths on the "
+        "command line are relative to the current folder; the default release folder is "
+        "out/<job name> in the current folder.",
+    )
+    root.add_argument("--version", action=_VersionAction, help="print the version and exit")
     commands = root.add_subparsers(dest="command", required=True)
 
     def budget_flags(sub: argparse.ArgumentParser) -> None:
@@ -131,7 +196,8 @@ def parser() -> argparse.ArgumentParser:
 
     run = commands.add_parser("run", help="run a job end to end and write its release")
     budget_flags(run)
-    run.add_argument("--out", type=Path, help="release folder (default: out/<job name>)")
+    run.add_argument("--out", type=Path,
+                     help="release folder (default: output.dir, else out/<job name> in the current folder)")
     run.add_argument("--force", action="store_true", help="replace an existing release")
     run.add_argument("--no-evaluation", action="store_true",
                      help="skip the evaluation step (evaluation.enabled: false does the same)")
@@ -174,6 +240,29 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status (0 ok, 2 refused, 130 interrupted, 141 when
+    the reader of stdout went away, as in ``synthpriv ... | head``)."""
+    try:
+        try:
+            return _dispatch(argv)
+        finally:
+            sys.stdout.flush()  # a closed pipe surfaces here, inside the handler below
+    except BrokenPipeError:
+        _stdout_to_devnull()
+        return SIGPIPE_EXIT
+
+
+def _stdout_to_devnull() -> None:
+    """Point stdout at /dev/null so the interpreter's own flush at exit does not fail again (the
+    recipe in Python's signal module documentation)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is not a file (captured, or closed): nothing to flush
+        pass
+
+
+def _dispatch(argv: Sequence[str] | None) -> int:
     args = parser().parse_args(argv)
     try:
         return args.handler(args)

@@ -1,8 +1,14 @@
 """Job configs: typed, validated, with errors that name the key and the fix.
 
-All relative paths in a config are relative to the config file's folder. A job names its table,
-its schema (public domain of every column), its budget, its pipeline recipe and stage options,
-evaluation and output.
+A job names its table, its schema (public domain of every column), its budget, its pipeline
+recipe (``aim`` unless ``pipeline.recipe`` says otherwise) and stage options, evaluation and output.
+
+Paths, one rule: a relative path written IN the config (data.path, data.schema, data.holdout,
+output.dir, a recipe file) is relative to the config file's folder, so a config means the same
+files from wherever it is run; a path given ON the command line (--out, evaluate's files) is
+relative to the current folder, as every shell command's is. With neither output.dir nor --out
+the release goes to ``out/<name>`` in the current folder. Path errors show the path as written
+and as resolved.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from synthpriv.errors import ConfigError
+from synthpriv.errors import ConfigError, DataError, SchemaError, SynthprivError
 from synthpriv.schema import Schema, load_schema, parse_schema, safe_load_yaml
 from synthpriv.validation import describe_validation_error
 
@@ -54,10 +60,14 @@ class BudgetConfig(_Strict):
     allow_large_delta: bool = False
 
 
-class PipelineConfig(_Strict):
-    """Which recipe runs, with per-stage option overrides."""
+DEFAULT_RECIPE = "aim"
 
-    recipe: str
+
+class PipelineConfig(_Strict):
+    """Which recipe runs (``aim`` when not given: the README's default), with per-stage option
+    overrides."""
+
+    recipe: str = DEFAULT_RECIPE
     stages: dict[str, dict[str, Any]] = Field(default_factory=dict)
     records: int | None = Field(default=None, ge=1)
 
@@ -115,7 +125,7 @@ class JobConfig(_Strict):
     name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
     data: DataConfig
     budget: BudgetConfig
-    pipeline: PipelineConfig
+    pipeline: PipelineConfig = Field(default_factory=PipelineConfig)
     evaluation: EvaluationConfig = Field(default_factory=EvaluationConfig)
     output: OutputConfig = Field(default_factory=OutputConfig)
     seed: int | None = None
@@ -137,6 +147,7 @@ class Job:
         self.source = source
         raw_schema = config.data.table_schema
         if isinstance(raw_schema, Path):
+            self.check_path(raw_schema, "data.schema", "schema file", SchemaError)
             self.schema: Schema = load_schema(self.resolve(raw_schema))
         else:
             self.schema = parse_schema(raw_schema, f"{source}: data.schema")
@@ -148,7 +159,39 @@ class Job:
             )
 
     def resolve(self, path: Path) -> Path:
+        """``path`` as written in the config, made absolute: relative to the config's folder."""
         return path if path.is_absolute() else (self.base_dir / path).resolve()
+
+    def describe_path(self, written: Path, key: str) -> str:
+        """``key``'s path as written and as resolved, for messages: the two differ when the
+        config is not in the current folder, which is where a wrong path usually comes from."""
+        resolved = self.resolve(written)
+        if written.is_absolute():
+            return f"{key} '{written}'"
+        return (f"{key} '{written}' (as written in {self.source}; relative to the config's "
+                f"folder, it resolves to {resolved})")
+
+    def check_path(
+        self, written: Path, key: str, what: str, error: type[SynthprivError] = ConfigError
+    ) -> None:
+        """Raise ``error`` naming ``key``, its path as written and as resolved, unless that path
+        is an existing file."""
+        resolved = self.resolve(written)
+        if resolved.is_file():
+            return
+        found = "is a folder, not a file" if resolved.is_dir() else "does not exist"
+        raise error(
+            f"{what} not found: {self.describe_path(written, key)} {found}. Fix '{key}': paths in "
+            "a config are relative to the config file's folder, not to the current folder."
+        )
+
+    def check_paths(self) -> None:
+        """Check that the data files the config names exist (before a run reads them), with
+        errors that show each path as written and as resolved. ``plan`` reads no data and does
+        not call this."""
+        self.check_path(self.config.data.path, "data.path", "data file", DataError)
+        if self.config.data.holdout is not None:
+            self.check_path(self.config.data.holdout, "data.holdout", "holdout file", DataError)
 
     @property
     def data_path(self) -> Path:
@@ -160,12 +203,24 @@ class Job:
         return None if holdout is None else self.resolve(holdout)
 
     def output_dir(self, override: Path | None = None) -> Path:
-        """``--out`` if given, else ``output.dir`` (relative to the config), else out/<name>."""
+        """``--out`` if given (relative to the current folder, as any command-line path), else
+        ``output.dir`` (relative to the config's folder, as any path in the config), else
+        ``out/<name>`` in the current folder."""
         if override is not None:
             return override.resolve()
         if self.config.output.dir is not None:
             return self.resolve(self.config.output.dir)
         return (Path.cwd() / "out" / self.config.name).resolve()
+
+    def describe_output(self, override: Path | None = None) -> str:
+        """Where the release folder came from, as written and as resolved (for release errors)."""
+        resolved = self.output_dir(override)
+        if override is not None:
+            return f"--out '{override}' (relative to the current folder: {resolved})"
+        if self.config.output.dir is not None:
+            return self.describe_path(self.config.output.dir, "output.dir")
+        return (f"the default out/{self.config.name} (no output.dir or --out; relative to the "
+                f"current folder: {resolved})")
 
     def with_budget(self, epsilon: float | None, delta: float | None) -> Job:
         """The same job with the budget overridden (the command line's --epsilon/--delta)."""

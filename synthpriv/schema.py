@@ -21,7 +21,7 @@ from typing import Annotated, Literal
 
 import numpy as np
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from synthpriv.errors import SchemaError
 from synthpriv.validation import describe_validation_error
@@ -37,22 +37,71 @@ def repeated(values: Iterable[str]) -> list[str]:
     return sorted(value for value, count in Counter(values).items() if count > 1)
 
 
+class _WrittenInt(int):
+    """An integer read from a schema file that keeps its text as written (``2003``, ``007``)."""
+
+    written: str
+
+
+class _WrittenFloat(float):
+    """A float read from a schema file that keeps its text as written (``1.50``, not ``1.5``)."""
+
+    written: str
+
+
+def category_text(value: object) -> object:
+    """A category as text. Categories are compared with the data's cells as text, so a YAML
+    number in a category list (``categories: [2003, 2004]``) is taken as written in the schema
+    file ('2003'; ``1.50`` stays '1.50'), or as Python prints it when the schema did not come from
+    a file (an inline schema in a config: 1.50 gives '1.5'). YAML's unquoted booleans and null
+    cannot be read back as written: they are refused with the fix (quote them)."""
+    if isinstance(value, bool):
+        raise ValueError(
+            f"a category reads as the boolean {str(value).lower()}: YAML reads unquoted "
+            "yes/no/true/false/on/off so. Quote each category as the data writes it ('yes', 'No')"
+        )
+    if value is None:
+        raise ValueError(
+            "a category is empty (null, ~ or nothing after '-'). Quote it as the data writes it "
+            "('null'); an empty cell is a missing value: set 'missing: true' instead"
+        )
+    if isinstance(value, int | float):
+        return getattr(value, "written", str(value))
+    return value
+
+
 class DerivedFrom(_Strict):
     """A public function of one categorical column: ``values`` maps each of its categories to
-    this column's value (a missing source gives a missing value)."""
+    this column's value (a missing source gives a missing value). Numeric keys are read as
+    categories are (``category_text``)."""
 
     column: str
     values: dict[str, str | float]
 
+    @field_validator("values", mode="before")
+    @classmethod
+    def _keys_as_text(cls, values: object) -> object:
+        if isinstance(values, dict):
+            return {category_text(key): value for key, value in values.items()}
+        return values
+
 
 class CategoricalColumn(_Strict):
-    """A column whose values come from a public, closed list of categories."""
+    """A column whose values come from a public, closed list of categories: text, compared with
+    the data's cells as written (numbers in the list are accepted: ``category_text``)."""
 
     name: str
     kind: Literal["categorical"]
     categories: list[str] = Field(min_length=1)
     missing: bool = False
     derived_from: DerivedFrom | None = None
+
+    @field_validator("categories", mode="before")
+    @classmethod
+    def _numbers_as_text(cls, categories: object) -> object:
+        if isinstance(categories, list):
+            return [category_text(category) for category in categories]
+        return categories
 
     @model_validator(mode="after")
     def _unique(self) -> CategoricalColumn:
@@ -196,10 +245,33 @@ class Schema(_Strict):
         return [c.name for c in self.columns if isinstance(c, NumericColumn)]
 
 
+_FAST_LOADER: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def safe_load_yaml(text: str) -> object:
     """``yaml.safe_load`` with libyaml's C parser when installed: a schema listing 100,000
     categories parses in a second instead of half a minute."""
-    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    return yaml.load(text, Loader=_FAST_LOADER)
+
+
+class _SchemaLoader(_FAST_LOADER):  # type: ignore[misc, valid-type]
+    """The safe loader, with numbers that remember their text (``category_text`` reads them)."""
+
+
+def _written_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
+    number = _WrittenInt(loader.construct_yaml_int(node))
+    number.written = node.value
+    return number
+
+
+def _written_float(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> float:
+    number = _WrittenFloat(loader.construct_yaml_float(node))
+    number.written = node.value
+    return number
+
+
+_SchemaLoader.add_constructor("tag:yaml.org,2002:int", _written_int)
+_SchemaLoader.add_constructor("tag:yaml.org,2002:float", _written_float)
 
 
 def parse_schema(raw: object, source: str) -> Schema:
@@ -214,9 +286,19 @@ def load_schema(path: str | Path) -> Schema:
     """Read and validate a schema YAML file."""
     path = Path(path)
     try:
-        raw = safe_load_yaml(path.read_text(encoding="utf-8"))
+        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_SchemaLoader)
     except FileNotFoundError:
-        raise SchemaError(f"schema file not found: {path}. Check the path in the config.") from None
+        where = path if path.is_absolute() else f"'{path}' (resolved: {path.resolve()})"
+        raise SchemaError(
+            f"schema file not found: {where}. Check the path: in a job config (data.schema) it is "
+            "relative to the config's folder, on the command line to the current folder."
+        ) from None
+    except IsADirectoryError:
+        raise SchemaError(f"schema path is a folder, not a YAML file: {path}") from None
+    except UnicodeDecodeError as error:
+        raise SchemaError(
+            f"{path}: not UTF-8 (invalid byte at offset {error.start}). Re-save it as UTF-8."
+        ) from None
     except yaml.YAMLError as error:
         raise SchemaError(f"{path}: not valid YAML: {error}") from None
     return parse_schema(raw, str(path))

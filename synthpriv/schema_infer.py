@@ -11,6 +11,8 @@ import pandas as pd
 import yaml
 
 from synthpriv.errors import DataError
+from synthpriv.schema import repeated
+from synthpriv.table import duplicate_header_message, header_names, written_and_resolved
 
 WARNING = (
     "WARNING: this schema was drafted FROM THE DATA. Its bounds and category lists are NOT private "
@@ -22,15 +24,32 @@ MAX_SOURCE_CATEGORIES = 100  # a derived column's source: a code list, not an id
 
 
 def infer_schema(path: str | Path) -> tuple[dict, list[str]]:
-    """A schema mapping drafted from the CSV at ``path``, and notes for the reviewer."""
+    """A schema mapping drafted from the CSV at ``path``, and notes for the reviewer.
+
+    Column names follow ``table.header_names``, the rule a run reads the file with: an unnamed
+    column (an empty header cell) is drafted as ``name: ''``, not as pandas' ``Unnamed: 0``.
+    """
+    path = Path(path)
     try:
-        table = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8-sig")
+        raw = pd.read_csv(path, header=None, dtype=str, keep_default_na=False, encoding="utf-8-sig")
     except FileNotFoundError:
-        raise DataError(f"data file not found: {path}") from None
+        raise DataError(f"data file not found: {written_and_resolved(path)}") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
         raise DataError(f"{path}: cannot read it as a UTF-8 CSV: {error}") from None
+    names = header_names(raw.iloc[0].tolist())
+    duplicated = repeated(names)
+    if duplicated:
+        raise DataError(duplicate_header_message(path, duplicated))
+    table = raw.iloc[1:].reset_index(drop=True).set_axis(names, axis="columns")
     table = table.apply(lambda column: column.str.strip())
     columns, notes = [], []
+    for position, name in enumerate(names, start=1):
+        if name == "":
+            notes.append(
+                f"column {position} has no name in the header: drafted as name: '' (a run reads "
+                "it so too). An unnamed first column is usually a row index written by pandas' "
+                "to_csv: unless it is data, remove it from the file and from this schema."
+            )
     for name in table.columns:
         values = table[name]
         present = values[values != ""]

@@ -49,7 +49,7 @@ def read_table(path: str | Path, schema: Schema) -> pd.DataFrame:
             f"{path}: not a readable CSV at {where} (line {reader.line_num}): "
             f"{error}. Check the quoting there; synthpriv reads standard comma-separated files."
         ) from None
-    header = [name.strip() for name in rows[0]]
+    header = header_names(rows[0])
     _check_header(header, schema, path)
     for number, row in enumerate(rows[1:], start=1):
         if len(row) != len(header):
@@ -57,6 +57,15 @@ def read_table(path: str | Path, schema: Schema) -> pd.DataFrame:
     if len(rows) == 1:
         raise no_rows_error(path)
     return parse_chunk(pd.DataFrame(rows[1:], columns=header, dtype=str), schema, path, first_row=1)
+
+
+def header_names(row: list[str]) -> list[str]:
+    """The column names of a CSV header row: each cell with surrounding whitespace removed, and
+    nothing else. The one reading rule for ``read_table``, the chunked readers and ``schema
+    infer``, so a drafted schema names the columns as a run reads them. An empty header cell (an
+    unnamed column, such as the row index pandas' ``to_csv`` writes first) is the name ``''``:
+    not pandas' ``Unnamed: 0``."""
+    return [name.strip() for name in row]
 
 
 def parse_chunk(raw: pd.DataFrame, schema: Schema, path: Path, first_row: int) -> pd.DataFrame:
@@ -124,9 +133,20 @@ def open_binary(path: Path) -> BinaryIO:
     try:
         return path.open("rb")
     except FileNotFoundError:
-        raise DataError(f"data file not found: {path}. Check 'data.path' in the config.") from None
+        raise DataError(
+            f"data file not found: {written_and_resolved(path)}. Check the path: in a job config "
+            "(data.path, data.holdout) it is relative to the config's folder, on the command line "
+            "to the current folder."
+        ) from None
     except IsADirectoryError:
-        raise DataError(f"data path is a folder, not a CSV file: {path}") from None
+        raise DataError(
+            f"data path is a folder, not a CSV file: {written_and_resolved(path)}"
+        ) from None
+
+
+def written_and_resolved(path: Path) -> str:
+    """``path`` as given, and as resolved when that differs (a relative path)."""
+    return str(path) if path.is_absolute() else f"'{path}' (resolved: {path.resolve()})"
 
 
 def _read_text(path: Path) -> str:
@@ -141,10 +161,17 @@ def _read_text(path: Path) -> str:
     return text
 
 
+def duplicate_header_message(path: Path, duplicated: list[str]) -> str:
+    """The header names some columns more than once (an empty name: several unnamed columns)."""
+    unnamed = (" Several columns have no name (''): name each in the header, or drop the columns "
+               "that are a row index." if "" in duplicated else "")
+    return f"{path}: the header repeats column(s) {duplicated}; name each column once.{unnamed}"
+
+
 def _check_header(header: list[str], schema: Schema, path: Path) -> None:
     duplicated = repeated(header)
     if duplicated:
-        raise DataError(f"{path}: the header repeats column(s) {duplicated}; name each column once.")
+        raise DataError(duplicate_header_message(path, duplicated))
     expected = schema.names
     missing = [n for n in expected if n not in header]
     extra = [n for n in header if n not in expected]
@@ -161,9 +188,13 @@ def _check_header(header: list[str], schema: Schema, path: Path) -> None:
             parts.append(f"missing column(s) {missing}")
         if extra:
             parts.append(f"column(s) not in the schema {extra}")
+        unnamed = ""
+        if "" in extra and any(name.startswith("Unnamed: ") for name in missing):
+            unnamed = (" An empty header cell is read as the name '' (not pandas' 'Unnamed: 0'): "
+                       "write name: '' in the schema, or name the column in the file.")
         raise DataError(
             f"{path}: the header does not match the schema: {'; '.join(parts)}. "
-            f"Expected exactly {expected}. Fix the file or the schema."
+            f"Expected exactly {expected}. Fix the file or the schema.{unnamed}"
         )
 
 
@@ -171,6 +202,19 @@ def _rows(mask: np.ndarray, first: int = 1) -> str:
     rows = (np.flatnonzero(mask) + first).tolist()
     shown = ", ".join(map(str, rows[:MAX_SHOWN]))
     return f"row {shown}" + (f" and {len(rows) - MAX_SHOWN} more" if len(rows) > MAX_SHOWN else "")
+
+
+def _numeric_hint(unknown: pd.Series, column: CategoricalColumn) -> str:
+    """A hint when every unknown value of categorical ``column`` is a number: the column may be
+    numeric (a count or a measure declared categorical), or its categories may be written in
+    another form than the data's ('1' against '1.0': categories compare as text)."""
+    if pd.to_numeric(unknown, errors="coerce").isna().any():
+        return ""
+    return (
+        f" These values are all numbers: if '{column.name}' is numeric, declare it 'kind: integer' "
+        "or 'kind: continuous' with public 'lower' and 'upper'; if it is a code, list each "
+        "category exactly as the data writes it (categories compare as text: '1' is not '1.0')."
+    )
 
 
 def _parse_column(
@@ -192,7 +236,7 @@ def _parse_column(
             raise DataError(
                 f"{path}: column '{column.name}' has value(s) {unknown} not in the schema's "
                 f"categories, at {_rows(~known, first)}. Add them to the schema's categories, fix the "
-                "data, or set 'unknown_categories: missing'."
+                f"data, or set 'unknown_categories: missing'.{_numeric_hint(values[~known], column)}"
             )
         return values.where(~is_missing)
     numbers = pd.to_numeric(values.where(~is_missing), errors="coerce").to_numpy(dtype=float)

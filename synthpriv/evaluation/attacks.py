@@ -23,9 +23,11 @@ never an upper bound.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from typing import Literal, NamedTuple
 
@@ -521,6 +523,33 @@ def _with_global_seed(seed: int, run: Callable[[], dict]) -> dict:
         np.random.set_state(state)  # noqa: NPY002
 
 
+class _Collect(logging.Handler):
+    """A logging handler that keeps each record's message."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+@contextlib.contextmanager
+def _quiet_logger(name: str) -> Iterator[list[str]]:
+    """Keep logger ``name``'s warnings off the console (they would reach the root handler opacus
+    installs at import and print mid-run) and yield them as a list, for the report."""
+    logger = logging.getLogger(name)
+    collect = _Collect()
+    propagate = logger.propagate
+    logger.addHandler(collect)
+    logger.propagate = False
+    try:
+        yield collect.messages
+    finally:
+        logger.removeHandler(collect)
+        logger.propagate = propagate
+
+
 def anonymeter_risks(
     real: pd.DataFrame,
     synthetic: pd.DataFrame,
@@ -540,6 +569,7 @@ def anonymeter_risks(
     makes linkability and inference reproducible; singling-out is not quite (anonymeter 1.1 lists
     rare values in polars' unordered group-by order), and its random-guess baselines are not all
     seedable (they enter no risk, only ``baseline_rate``). Without anonymeter the result says why.
+    anonymeter's warnings and log warnings go into the result's ``warnings``, not to the console.
     """
     try:
         from anonymeter.evaluators import (
@@ -590,14 +620,14 @@ def anonymeter_risks(
             "inference": {"secret": secret, **_risk_summary(inference, confidence_level)},
         }
 
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True) as caught, _quiet_logger("anonymeter") as logged:
         warnings.simplefilter("always")
         risks = _with_global_seed(seed, run)
     return {
         "available": True,
         "n_attacks": n,
         **risks,
-        "warnings": sorted({str(w.message) for w in caught}),
+        "warnings": sorted({str(w.message) for w in caught} | set(logged)),
     }
 
 

@@ -202,11 +202,15 @@ def _anonymeter_section(risks: dict) -> Section:
         return Section("Anonymeter").p(f"Not run: {risks.get('reason')}")
     rows = [[kind, fmt(risks[kind]["risk"]), _ci(risks[kind]["ci"]).strip()]
             for kind in ("singling_out", "linkability", "inference")]
-    return Section("Anonymeter").p(
+    section = Section("Anonymeter").p(
         f"Risks from anonymeter (Giomi et al. 2023): the attack's success on training rows in "
         f"excess of its success on holdout rows, {risks['n_attacks']} attacks each "
         f"(inference secret: {risks['inference']['secret']})."
     ).table(["risk", "value", "95% CI"], rows)
+    # anonymeter's own warnings (kept off the console while it runs) are reported here instead.
+    for warning in risks.get("warnings", []):
+        section.p(f"anonymeter warned: {warning}")
+    return section
 
 
 def sections(report: dict) -> list[Section]:
