@@ -45,39 +45,61 @@ def format_plan(plan: Plan) -> str:
     return "\n".join(lines)
 
 
+def print_plan_messages(job: Job, evaluate: bool = True) -> list[str]:
+    """Plan the job (public information only) and print its plan-time warnings and notes on
+    stderr, before any data is read (synthpriv.plan_warnings); return them."""
+    from synthpriv.pipeline import plan_job
+    from synthpriv.plan_warnings import plan_messages
+
+    plan, stages = plan_job(job)
+    messages = plan_messages(job, plan, stages, evaluate)
+    for message in messages:
+        print(message, file=sys.stderr)
+    return messages
+
+
 def command_plan(args: argparse.Namespace) -> int:
     from synthpriv.pipeline import plan_job
+    from synthpriv.plan_warnings import plan_messages
 
-    plan, _ = plan_job(_job(args))
+    job = _job(args)
+    plan, stages = plan_job(job)
     print(format_plan(plan))
+    for message in plan_messages(job, plan, stages):
+        print(message, file=sys.stderr)
     return 0
 
 
 def command_run(args: argparse.Namespace) -> int:
-    from synthpriv.runner import run_job
+    from synthpriv.runner import guarantee_lines, run_job
 
     job = _job(args)
     job.check_paths()
+    evaluate = job.config.evaluation.enabled and not args.no_evaluation
+    said = print_plan_messages(job, evaluate)
     started = time.perf_counter()
     try:
-        result = run_job(job, out=args.out, force=args.force)
+        result = run_job(job, out=args.out, force=args.force, evaluate=evaluate)
     except ReleaseError as error:
         raise ReleaseError(f"{error} The release folder is {job.describe_output(args.out)}.") from None
-    guarantee = result.manifest["guarantee"]
     print(f"released {result.records} synthetic rows in {time.perf_counter() - started:.1f} s")
-    print(f"privacy: ε = {guarantee['epsilon']:.4f}, δ = {guarantee['delta']:g} "
-          f"({guarantee['neighbouring']}; ledger: RDP {result.manifest['ledger']['epsilon_rdp']:.4f},"
-          f" PLD {result.manifest['ledger']['epsilon_pld']:.4f})")
-    if result.manifest["randomness"]["mode"] == "seeded":
-        print("WARNING: seeded run — reproducible noise, NOT FOR RELEASE")
+    for line in guarantee_lines(result.manifest):
+        print(line)
     print(f"synthetic data: {result.out_dir / 'synthetic.csv'}")
     print(f"manifest:       {result.out_dir / 'manifest.json'}")
-    if job.config.evaluation.enabled and not args.no_evaluation:
+    if job.schema.drafted_by is not None:
+        print(f"WARNING: released with a DRAFT schema (drafted_by: {job.schema.drafted_by}); "
+              "the manifest records it. See the warning above.", file=sys.stderr)
+    if evaluate:
         from synthpriv.evaluation.job import evaluate_job
 
         started = time.perf_counter()
         evaluation = evaluate_job(job, result)
-        print_evaluation(evaluation.report, evaluation.files, time.perf_counter() - started)
+        report = evaluation.report
+        if any("(TSTR) will be skipped" in message for message in said):  # said once, above
+            report = {**report, "notes": [note for note in report["notes"]
+                                          if not (note.startswith("no holdout") and "TSTR" in note)]}
+        print_evaluation(report, evaluation.files, time.perf_counter() - started)
     return 0
 
 

@@ -5,16 +5,20 @@ from __future__ import annotations
 from synthpriv.config import Job
 from synthpriv.encoding import TableEncoder
 from synthpriv.errors import ConfigError
-from synthpriv.privacy.accountant import Ledger
+from synthpriv.privacy.accountant import Ledger, UnboundedError
 from synthpriv.privacy.plan import Plan, make_plan
 from synthpriv.privacy.randomness import RandomSource
 from synthpriv.recipe import Recipe, load_recipe
 from synthpriv.stage import STAGES, PipelineState, PlanContext, Stage
 
-# Importing the stage modules registers them.
-from synthpriv import sampling  # noqa: F401, E402  isort: skip
-from synthpriv.marginals import stage as _marginals  # noqa: F401, E402  isort: skip
-from synthpriv.generators import stage as _generators  # noqa: F401, E402  isort: skip
+# Stage name → the module that registers it. A module is imported only when a recipe names its
+# stage: the generator stage imports torch and opacus (seconds), which an AIM job never needs.
+STAGE_MODULES = {
+    "marginals": "synthpriv.marginals.stage",
+    "generator": "synthpriv.generators.stage",
+    "sample": "synthpriv.sampling",
+}
+STAGES.declare(STAGE_MODULES)
 
 
 def build_stages(job: Job, recipe: Recipe, context: PlanContext) -> list[tuple[Stage, float]]:
@@ -25,7 +29,7 @@ def build_stages(job: Job, recipe: Recipe, context: PlanContext) -> list[tuple[S
         if entry.stage not in STAGES:
             raise ConfigError(
                 f"recipe '{recipe.name}' names an unknown stage '{entry.stage}'. "
-                f"Known stages: {sorted(STAGES)}."
+                f"Known stages: {STAGES.names}."
             )
         options = {**entry.options, **overrides.pop(entry.stage, {})}
         stages.append((STAGES[entry.stage](options, context, job.source), entry.share))
@@ -53,7 +57,16 @@ def plan_job(job: Job) -> tuple[Plan, list[tuple[Stage, float]]]:
     recipe = load_recipe(job.config.pipeline.recipe, job.base_dir)
     stages = build_stages(job, recipe, context)
     budget = job.config.budget
-    return make_plan(stages, budget.epsilon, budget.delta, budget.neighbouring), stages
+    try:
+        plan = make_plan(stages, budget.epsilon, budget.delta, budget.neighbouring)
+    except UnboundedError as error:
+        raise ConfigError(
+            f"{job.source}: recipe '{recipe.name}' cannot be accounted under budget.neighbouring: "
+            f"{budget.neighbouring} ({error}). Use budget.neighbouring: add_remove with this "
+            "recipe, or a recipe whose events all have a bound under replace_one (aim, mst, "
+            "independent, dpsgd)."
+        ) from None
+    return plan, stages
 
 
 def run_stages(

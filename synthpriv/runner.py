@@ -11,6 +11,7 @@ from functools import cached_property
 from importlib import metadata
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from synthpriv.chunks import file_header, is_parquet, iter_chunks
@@ -18,7 +19,7 @@ from synthpriv.config import Job
 from synthpriv.domain import CountSource
 from synthpriv.encoding import TableEncoder
 from synthpriv.engines import open_counts
-from synthpriv.errors import BudgetError, DataError
+from synthpriv.errors import BudgetError
 from synthpriv.pipeline import plan_job, run_stages
 from synthpriv.privacy.accountant import Ledger
 from synthpriv.privacy.plan import Plan
@@ -34,7 +35,20 @@ GUARANTEE = (
     "tables differ by {relation}. The schema (column names, domains, bins) and the config are "
     "public and not protected."
 )
+SEEDED_STATEMENT = (
+    "NO GUARANTEE: this is a seeded run. Whoever knows the seed can recompute the noise and "
+    "subtract it, so the release is not differentially private. If the noise were secret (a "
+    "research figure only), it would be: "
+)
 RELATIONS = {"add_remove": "adding or removing one row", "replace_one": "replacing one row"}
+
+
+def guarantee_figures(guarantee: dict) -> tuple[float, float]:
+    """(ε, δ) of a manifest's guarantee: the guarantee itself, or, for a seeded run (which has
+    none), what it would be if the noise were secret."""
+    if guarantee.get("epsilon") is not None:
+        return float(guarantee["epsilon"]), float(guarantee["delta"])
+    return float(guarantee["epsilon_if_noise_secret"]), float(guarantee["delta_if_noise_secret"])
 
 
 @dataclass
@@ -67,6 +81,22 @@ class RunResult:
         if is_parquet(path):
             return pd.concat(list(iter_chunks(path, schema, self.job.config.data.chunk_rows)))
         return read_table(path, schema)
+
+
+def guarantee_lines(manifest: dict) -> list[str]:
+    """What the terminal says of a release's privacy: the guarantee (or, for a seeded run, that
+    there is none), and which bound of the ledger it is."""
+    guarantee, ledger = manifest["guarantee"], manifest["ledger"]
+    epsilon, delta = guarantee_figures(guarantee)
+    bounds = ", ".join(
+        f"{name.upper()} {ledger[f'epsilon_{name}']:.4f}" if ledger[f"epsilon_{name}"] is not None
+        else f"{name.upper()} not valid here (adaptive stage)" for name in ("rdp", "pld")
+    )
+    if guarantee["epsilon"] is None:
+        return [f"privacy: NONE — seeded run, NOT FOR RELEASE (ε = {epsilon:.4f}, δ = {delta:g} "
+                f"only if the noise were secret; {guarantee['neighbouring']}; ledger: {bounds})"]
+    return [f"privacy: ε = {epsilon:.4f}, δ = {delta:g} ({guarantee['neighbouring']}; ledger: "
+            f"{bounds}; reported: {ledger['bound'].upper()})"]
 
 
 def package_versions() -> dict[str, str]:
@@ -105,18 +135,28 @@ def build_manifest(
         if source.is_seeded
         else {"mode": "secure", "source": "operating-system CSPRNG (os.urandom)"}
     )
+    guarantee = {
+        "epsilon": reported,
+        "delta": budget.delta,
+        "neighbouring": budget.neighbouring,
+        "statement": GUARANTEE.format(
+            epsilon=reported, delta=budget.delta, relation=RELATIONS[budget.neighbouring]
+        ),
+    }
+    if source.is_seeded:
+        guarantee = {
+            "epsilon": None,
+            "delta": None,
+            "neighbouring": budget.neighbouring,
+            "statement": SEEDED_STATEMENT + guarantee["statement"],
+            "epsilon_if_noise_secret": reported,
+            "delta_if_noise_secret": budget.delta,
+        }
     return {
         "synthpriv_manifest": 1,
         "job": job.config.name,
         "created_utc": datetime.now(UTC).isoformat(timespec="seconds"),
-        "guarantee": {
-            "epsilon": reported,
-            "delta": budget.delta,
-            "neighbouring": budget.neighbouring,
-            "statement": GUARANTEE.format(
-                epsilon=reported, delta=budget.delta, relation=RELATIONS[budget.neighbouring]
-            ),
-        },
+        "guarantee": guarantee,
         "ledger": ledger.to_dict(budget.delta),
         "plan": plan.to_dict(),
         "records": {"released": int(len(state.synthetic)), "source": state.records_source},
@@ -178,11 +218,13 @@ def job_source(job: Job) -> RandomSource:
     return RandomSource.secure() if seed is None else RandomSource.seeded(seed)
 
 
-def holds_back(job: Job) -> bool:
-    """True when the config asks to split non-members off the input (no holdout file)."""
+def holds_back(job: Job, evaluate: bool = True) -> bool:
+    """True when the config asks to split non-members off the input (no holdout file) and the
+    run evaluates: the held-back rows serve evaluation only, so a run without it (``--no-
+    evaluation``, ``evaluate=False``) fits every row."""
     evaluation = job.config.evaluation
     return (
-        evaluation.holdout_fraction is not None and evaluation.enabled
+        evaluate and evaluation.holdout_fraction is not None and evaluation.enabled
         and job.config.data.holdout is None
     )
 
@@ -190,31 +232,37 @@ def holds_back(job: Job) -> bool:
 def hold_back(
     job: Job, real: pd.DataFrame, source: RandomSource
 ) -> tuple[pd.DataFrame, pd.DataFrame | None]:
-    """Split off ``evaluation.holdout_fraction`` of the rows when the config names no holdout
-    file, so the attacks have real non-members; the generator never sees them. The split is
-    data-independent, so the release stays (ε, δ)-DP with respect to the whole input table."""
+    """Hold back each row independently with probability ``evaluation.holdout_fraction`` (when
+    the config names no holdout file), so the attacks have real non-members; the generator never
+    sees them.
+
+    Privacy: the coin of each row is drawn on its own from the OS CSPRNG (``uniform_words``), so
+    the fitted set of D ∪ {x} is the fitted set of D plus, possibly, x: an add/remove neighbour of
+    the input gives an add/remove neighbour (or the same table) to the stages, and the release
+    stays (ε, δ)-DP with respect to the whole input. A split of fixed size round(f·n) would not:
+    adding x could *replace* a fitted row by x (privacy review, issue 12). The number of rows
+    fitted is therefore Binomial(n, 1 − f), not a function of n, and nothing is refused on it."""
     if not holds_back(job):
         return real, None
-    fraction = job.config.evaluation.holdout_fraction
-    order = source.numpy_generator().permutation(len(real))
-    cut = int(round(fraction * len(real)))
-    if cut < 2 or len(real) - cut < 2:
-        raise DataError(
-            f"evaluation.holdout_fraction = {fraction:g} of {len(real)} rows leaves fewer than two "
-            "rows on one side. Choose a fraction that keeps both parts at two rows or more."
-        )
-    keep, held = sorted(order[cut:]), sorted(order[:cut])
-    return real.iloc[keep].reset_index(drop=True), real.iloc[held].reset_index(drop=True)
+    held = bernoulli_mask(len(real), job.config.evaluation.holdout_fraction, source)
+    return (real.loc[~held].reset_index(drop=True), real.loc[held].reset_index(drop=True))
+
+
+def bernoulli_mask(size: int, probability: float, source: RandomSource) -> np.ndarray:
+    """``size`` independent coins, each True with probability ``probability`` (to within
+    2⁻⁶⁴): a uniform 64-bit word from the source below ⌊p·2⁶⁴⌉."""
+    threshold = np.uint64(min(round(probability * 2.0**64), 2**64 - 1))
+    return source.uniform_words(size) < threshold
 
 
 @contextlib.contextmanager
 def open_input(
-    job: Job, source: RandomSource
+    job: Job, source: RandomSource, evaluate: bool = True
 ) -> Iterator[tuple[CountSource, pd.DataFrame | None, pd.DataFrame | None]]:
     """The input as a count source (streamed by the configured engine), with the fitted and the
     held-back rows when a hold-back split the table (that path reads the table whole)."""
     encoder = TableEncoder(job.schema)
-    if not holds_back(job):
+    if not holds_back(job, evaluate):
         with open_counts(job, encoder) as data:
             yield data, None, None
         return
@@ -223,11 +271,13 @@ def open_input(
 
 
 def run_job(
-    job: Job, *, out: Path | None = None, force: bool = False, source: RandomSource | None = None
+    job: Job, *, out: Path | None = None, force: bool = False, source: RandomSource | None = None,
+    evaluate: bool = True,
 ) -> RunResult:
     """Plan, read, synthesise and release one job. Nothing is written unless all succeeds; the
     output's lock is held from the first check to the rename, so of two jobs writing the same
-    release the second fails at once."""
+    release the second fails at once. ``evaluate=False`` (the CLI's ``--no-evaluation``): no
+    evaluation follows, so ``evaluation.holdout_fraction`` holds nothing back."""
     out_dir = job.output_dir(out)
     check_target(out_dir, force)
     planned = plan_job(job)  # fails on a bad plan before any data is read
@@ -235,7 +285,7 @@ def run_job(
     source = job_source(job) if source is None else source
     with release_lock(out_dir):
         check_target(out_dir, force)  # again under the lock: a job that just finished counts
-        with open_input(job, source) as (data, members, held_back):
+        with open_input(job, source, evaluate) as (data, members, held_back):
             check_delta(job, data.records)
             run = synthesise(job, data, source, planned)
         synthetic = run.synthetic

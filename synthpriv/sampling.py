@@ -11,6 +11,7 @@ from pydantic import Field
 
 from synthpriv.encoding import TableEncoder
 from synthpriv.errors import ConfigError
+from synthpriv.marginals.compress import Coarsening
 from synthpriv.privacy.accountant import Ledger
 from synthpriv.privacy.randomness import RandomSource
 from synthpriv.stage import PipelineState, SamplingModel, Stage, StageOptions, StagePlan, register
@@ -41,8 +42,10 @@ class SyntheticRows:
     def __init__(
         self, model: SamplingModel, encoder: TableEncoder, records: int, method: str,
         rng: np.random.Generator, block_rows: int | None = None,
+        coarsening: Coarsening | None = None,
     ) -> None:
         self.model, self.encoder, self.records, self.method = model, encoder, records, method
+        self.coarsening = coarsening
         self.rng = rng
         self.block_rows = block_rows or max(1, BLOCK_CELLS // len(encoder.domain))
         self.columns: list[str] | None = None
@@ -59,7 +62,10 @@ class SyntheticRows:
         for start in range(0, self.records, self.block_rows):
             size = min(self.block_rows, self.records - start)
             draw = self.model.sample_rounded if self.method == "rounded" else self.model.sample
-            block = self.encoder.decode(draw(size, self.rng), self.rng)
+            codes = draw(size, self.rng)
+            if self.coarsening is not None:  # the adaptive domain: a fine cell within each cell
+                codes = self.coarsening.refine(codes, self.rng)
+            block = self.encoder.decode(codes, self.rng)
             block = block if self.columns is None else block[self.columns]
             if size == self.records:
                 self.only_block = block
@@ -94,4 +100,5 @@ class SampleStage(Stage):
             records = max(1, round(state.model.total))
             state.records_source = "estimated from the noisy marginals (post-processing)"
         state.synthetic = SyntheticRows(state.model, state.encoder, records, self.options.method,
-                                        source.numpy_generator(), self.options.block_rows)
+                                        source.numpy_generator(), self.options.block_rows,
+                                        state.coarsening)

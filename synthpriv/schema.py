@@ -3,7 +3,8 @@
 Column kinds:
 * ``categorical``: a closed list of categories;
 * ``integer`` / ``continuous``: public bounds ``[lower, upper]`` and bins, either ``bins`` equal-width
-  bins over the bounds or explicit ``edges`` (first edge = lower, last = upper).
+  bins over the bounds or explicit ``edges`` (first edge = lower, last = upper). A continuous
+  column may give ``precision``: the decimals its released values are rounded to.
 Every column says whether missing values may occur; a missing value is a code of its own.
 
 A column may be ``derived_from`` a categorical column by a public mapping (a code and its label,
@@ -111,6 +112,9 @@ class CategoricalColumn(_Strict):
         return self
 
 
+FINE_CELLS = 1024  # cells of an adaptive column's fine public grid (see NumericColumn.bin_edges)
+
+
 class NumericColumn(_Strict):
     """A numeric column with public bounds; values outside them are clipped before any query."""
 
@@ -122,6 +126,35 @@ class NumericColumn(_Strict):
     edges: list[float] | None = None
     missing: bool = False
     derived_from: DerivedFrom | None = None
+    precision: int | None = Field(
+        default=None, ge=0, le=15, description="continuous only: decimals the released values are "
+        "rounded to (post-processing); none: full float precision",
+    )
+
+    @model_validator(mode="after")
+    def _check_precision(self) -> NumericColumn:
+        if self.precision is None:
+            return self
+        if self.kind != "continuous":
+            raise ValueError(
+                f"'{self.name}': precision applies to continuous columns (an integer column's "
+                "values are whole already); remove it, or declare the column continuous"
+            )
+        lower, upper = self.rounded_bounds()
+        if lower > upper:
+            raise ValueError(
+                f"'{self.name}': no value with {self.precision} decimals lies within "
+                f"[{self.lower}, {self.upper}]; raise precision or widen the bounds"
+            )
+        return self
+
+    def rounded_bounds(self) -> tuple[float, float]:
+        """The smallest and largest values within [lower, upper] that have ``precision``
+        decimals (the bounds themselves without a precision)."""
+        if self.precision is None:
+            return self.lower, self.upper
+        scale = 10.0**self.precision
+        return math.ceil(self.lower * scale) / scale, math.floor(self.upper * scale) / scale
 
     @model_validator(mode="after")
     def _check_bins(self) -> NumericColumn:
@@ -143,22 +176,36 @@ class NumericColumn(_Strict):
                 )
         return self
 
+    @property
+    def adaptive(self) -> bool:
+        """True when the schema gives neither ``edges`` nor ``bins``: the column is encoded on a
+        fine public grid (``bin_edges``) and the marginals stage chooses its bins from noisy
+        1-way counts (synthpriv.marginals.compress)."""
+        return self.edges is None and self.bins is None
+
     def bin_edges(self) -> np.ndarray:
         """Bin edges over [lower, upper]; the last bin is closed on the right.
 
-        Integer columns with no explicit binning get one bin per integer when that is at most 100
-        bins, else 32 equal-width bins.
+        Explicit ``edges`` win; ``bins: N`` gives N equal-width bins (one per integer when N is
+        the number of integers). Without either, the fine grid of an adaptive column: one cell
+        per integer when there are at most FINE_CELLS, else about FINE_CELLS equal-width cells,
+        with the bounds (and 0, for integers) as cells of their own, since top-codes and zeros
+        are where real columns pile up. The grid is public: it depends on the bounds only.
         """
         if self.edges is not None:
             return np.asarray(self.edges, dtype=float)
-        bins = self.bins
         if self.kind == "integer":
             lower, upper = math.ceil(self.lower), math.floor(self.upper)
-            if bins is None and upper - lower + 1 <= 100:
-                bins = upper - lower + 1
-            if bins == upper - lower + 1:
+            count = upper - lower + 1
+            if self.bins == count or (self.bins is None and count <= FINE_CELLS):
                 return np.append(np.arange(lower, upper + 1, dtype=float), upper + 1.0)
-        return np.linspace(self.lower, self.upper, (bins or 32) + 1)
+            if self.bins is None:
+                inner = np.round(np.linspace(lower + 1, upper, FINE_CELLS - 1))
+                points = [lower, lower + 1, upper, upper + 1]
+                if lower < 0 < upper:
+                    points += [0, 1]
+                return np.unique(np.concatenate([inner, points])).astype(float)
+        return np.linspace(self.lower, self.upper, (self.bins or FINE_CELLS) + 1)
 
 
 def _in_domain(column: CategoricalColumn | NumericColumn, value: str | float) -> bool:
@@ -180,6 +227,10 @@ class Schema(_Strict):
 
     columns: list[Column] = Field(min_length=1)
     unknown_categories: Literal["error", "missing"] = "error"
+    drafted_by: str | None = Field(
+        default=None, description="the tool that drafted this schema from the data (``synthpriv "
+        "schema infer`` writes it): a draft's domains may not be public. Delete it once reviewed.",
+    )
 
     @model_validator(mode="after")
     def _unique_names(self) -> Schema:

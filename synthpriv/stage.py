@@ -7,7 +7,9 @@ records in the Ledger exactly the events it ran. Stages talk through small typed
 
 from __future__ import annotations
 
+import importlib
 from abc import ABC, abstractmethod
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
@@ -18,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from synthpriv.domain import CountSource, Domain
 from synthpriv.encoding import TableEncoder
 from synthpriv.errors import ConfigError
+from synthpriv.marginals.compress import Coarsening
 from synthpriv.marginals.measurement import Measurement
 from synthpriv.privacy.accountant import Ledger, PrivacyEvent
 from synthpriv.privacy.randomness import RandomSource
@@ -76,6 +79,7 @@ class PipelineState:
     model: SamplingModel | None = None
     synthetic: pd.DataFrame | None = None
     records_source: str = ""
+    coarsening: Coarsening | None = None  # the adaptive domain (DP), when a stage chose one
 
 
 class Stage(ABC):
@@ -105,10 +109,55 @@ class Stage(ABC):
         """Run the stage, recording every mechanism it runs in ``ledger``."""
 
 
-STAGES: dict[str, type[Stage]] = {}
+class StageRegistry(Mapping[str, type[Stage]]):
+    """Stages by name, imported only when a recipe names them.
+
+    A stage module registers its class when imported (``register``). ``declare`` names the module
+    of each stage beforehand; looking a name up imports that module only, so planning an AIM job
+    does not import the generator stage (torch and opacus take seconds to import). Iterating
+    imports every declared module, so ``STAGES.items()`` still lists them all.
+    """
+
+    def __init__(self) -> None:
+        self._classes: dict[str, type[Stage]] = {}
+        self._modules: dict[str, str] = {}
+
+    def declare(self, modules: Mapping[str, str]) -> None:
+        """Stage name → the module that registers it (imported on first look-up)."""
+        self._modules.update(modules)
+
+    def add(self, stage: type[Stage]) -> None:
+        self._classes[stage.name] = stage
+
+    @property
+    def names(self) -> list[str]:
+        """Every known stage name, sorted, without importing any stage module."""
+        return sorted({*self._classes, *self._modules})
+
+    def __getitem__(self, name: str) -> type[Stage]:
+        if name not in self._classes and name in self._modules:
+            importlib.import_module(self._modules[name])
+            if name not in self._classes:
+                raise RuntimeError(
+                    f"internal error: module {self._modules[name]} is declared for stage "
+                    f"'{name}' but registers no stage of that name"
+                )
+        return self._classes[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._classes or name in self._modules
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+
+STAGES = StageRegistry()
 
 
 def register(stage: type[Stage]) -> type[Stage]:
     """Class decorator: make a stage available to recipes under ``stage.name``."""
-    STAGES[stage.name] = stage
+    STAGES.add(stage)
     return stage

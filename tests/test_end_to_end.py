@@ -19,13 +19,14 @@ def test_run_writes_a_release_that_parses_back_to_the_schema(write_job, tmp_path
     out = tmp_path / "release"
     assert main(["run", str(write_job({"seed": 3})), "--out", str(out), "--epsilon", "0.5"]) == 0
     printed = capsys.readouterr().out
-    assert re.search(r"privacy: ε = 0\.(49|50)\d*, δ = 1e-05", printed)
-    assert "NOT FOR RELEASE" in printed
+    assert re.search(r"privacy: NONE — seeded run, NOT FOR RELEASE \(ε = 0\.(49|50)\d*, δ = 1e-05 "
+                     r"only if the noise were secret", printed)
     schema = load_schema(ADULT / "schema.yaml")
     synthetic = read_table(out / "synthetic.csv", schema)
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["guarantee"]["epsilon"] <= 0.5
-    assert manifest["ledger"]["epsilon"] == manifest["guarantee"]["epsilon"]
+    assert manifest["guarantee"]["epsilon"] is None  # seeded: no guarantee
+    assert manifest["guarantee"]["epsilon_if_noise_secret"] <= 0.5
+    assert manifest["ledger"]["epsilon"] == manifest["guarantee"]["epsilon_if_noise_secret"]
     assert abs(len(synthetic) - 2000) < 200  # DP estimate of n: σ ≈ 15 per count, 15 marginals
     assert manifest["records"]["released"] == len(synthetic)
     assert manifest["randomness"]["mode"] == "seeded"
@@ -93,5 +94,5 @@ def test_every_marginal_recipe_releases_within_budget(write_job, tmp_path, recip
     assert main(["run", str(write_job(overrides)), "--out", str(out)]) == 0
     manifest = json.loads((out / "manifest.json").read_text())
     synthetic = read_table(out / "synthetic.csv", load_schema(ADULT / "schema.yaml"))
-    assert manifest["guarantee"]["epsilon"] <= 1.0
+    assert manifest["guarantee"]["epsilon_if_noise_secret"] <= 1.0
     assert manifest["records"]["released"] == len(synthetic) > 0

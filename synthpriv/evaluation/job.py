@@ -19,7 +19,8 @@ from synthpriv.errors import ConfigError
 from synthpriv.evaluation.evaluate import Claim, evaluate_tables
 from synthpriv.evaluation.report import write_report
 from synthpriv.evaluation.shadow import PipelineGenerator
-from synthpriv.runner import RunResult
+from synthpriv.evaluation.utility import efficacy_summary
+from synthpriv.runner import RunResult, guarantee_figures
 from synthpriv.schema import load_schema
 from synthpriv.table import read_table
 
@@ -45,7 +46,10 @@ def evaluate_job(job: Job, result: RunResult, *, progress: bool = True) -> Evalu
     elif result.held_back is not None:
         holdout, source = result.held_back, "held back from the input"
     guarantee = result.manifest["guarantee"]
-    claim = Claim(guarantee["epsilon"], guarantee["delta"], guarantee["neighbouring"], "ledger")
+    epsilon, delta = guarantee_figures(guarantee)
+    seeded = guarantee["epsilon"] is None
+    claim = Claim(epsilon, delta, guarantee["neighbouring"],
+                  "ledger, if the noise were secret (seeded run)" if seeded else "ledger")
     report = evaluate_tables(
         result.real, result.synthetic, numeric_columns=job.schema.numeric_names,
         settings=job.config.evaluation, holdout=holdout, holdout_source=source, claim=claim,
@@ -62,9 +66,8 @@ def summary_lines(report: dict) -> list[str]:
     tvd = ", ".join(f"{k} {marginals[k]['mean']:.3f}" for k in ("1-way", "2-way", "3-way") if k in marginals)
     lines = [f"utility: mean TVD {tvd}; association difference {utility['association']['mean']:.3f}"]
     efficacy = utility.get("ml_efficacy")
-    if efficacy and efficacy["task"] == "classification":
-        gb = efficacy["models"]["gradient_boosting"]
-        lines.append(f"utility: TSTR AUC {gb['tstr']['auc']:.3f} (trained on real: {gb['trtr']['auc']:.3f})")
+    if efficacy:
+        lines.append(f"utility: {efficacy_summary(efficacy)}")
     if "sdv_quality" in utility:
         lines.append(f"utility: SDMetrics quality score {utility['sdv_quality']['score']:.3f}")
     privacy = report.get("privacy")
@@ -92,8 +95,8 @@ def _manifest_claim(synthetic_path: Path) -> Claim | None:
         return None
     try:
         guarantee = json.loads(manifest.read_text())["guarantee"]
-        return Claim(float(guarantee["epsilon"]), float(guarantee["delta"]),
-                     guarantee["neighbouring"], "manifest")
+        epsilon, delta = guarantee_figures(guarantee)
+        return Claim(epsilon, delta, guarantee["neighbouring"], "manifest")
     except (ValueError, KeyError, TypeError):
         return None
 

@@ -154,15 +154,19 @@ class GeneratorStage(Stage):
                 "workers (only counts come back). Use data.engine: local for recipes with a "
                 "generator stage."
             )
-        compact = rows.astype(np.uint8 if max(domain.shape) <= 256 else np.int32, copy=False)
-        needed = compact.nbytes / 2**20
+        cell_type = np.uint8 if max(domain.shape) <= 256 else np.int32
+        # The refusal reads N̂ (public or DP), never the realised row count, so whether it fires
+        # is post-processing of a mechanism's output and its message reveals nothing more.
+        needed = records * len(domain) * np.dtype(cell_type).itemsize / 2**20
         if needed > options.max_memory_mb:
             raise ConfigError(
-                f"stage 'generator' would hold {needed:.3g} MiB of encoded rows in memory, above "
+                f"stage 'generator' would hold about {needed:.3g} MiB of encoded rows in memory "
+                f"(N̂ = {records:.0f} rows, public or DP, × {len(domain)} columns), above "
                 f"max_memory_mb = {options.max_memory_mb:g}. Raise pipeline.stages.generator."
                 "max_memory_mb if the machine has the memory, or use a marginals-only recipe "
                 "(aim, mst), which streams."
             )
+        compact = rows.astype(cell_type, copy=False)
         codes = torch.as_tensor(compact, device=device)  # widened to int64 per micro-batch
         threads = torch.get_num_threads()
         torch.set_num_threads(options.threads or threads)

@@ -4,12 +4,16 @@ Rounds pick, with the exponential mechanism, the candidate marginal whose curren
 largest relative to the noise it would be measured with, measure it with the discrete Gaussian
 mechanism, and refit the model. The model size is capped (growing with the budget spent), and the
 noise is annealed: when a measurement barely changes the model, later rounds use half the noise.
-Every round is recorded in the Ledger; the rounds together spend exactly the stage's zCDP ρ.
+AIM chooses its noise, its annealing and its number of rounds from earlier noisy outputs, so it
+spends through a zCDP filter (``ZCDPFilter``) opened on the ledger with the stage's ρ: every event
+is recorded there, the rounds together spend exactly that ρ, and the ledger accounts the reserved ρ
+(the bound that holds under adaptivity).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,7 +28,7 @@ from synthpriv.marginals.selection import (
     workload,
     workload_weights,
 )
-from synthpriv.privacy.accountant import ExponentialEvent, Ledger
+from synthpriv.privacy.accountant import ExponentialEvent, ZCDPFilter
 from synthpriv.privacy.mechanisms import exponential_mechanism
 from synthpriv.privacy.randomness import RandomSource
 
@@ -92,46 +96,53 @@ def aim_score_sensitivity(
 
 def run_aim(
     data: CountSource,
-    rho: float,
     settings: AimSettings,
     sensitivity: Sensitivity,
     source: RandomSource,
-    ledger: Ledger,
+    budget: ZCDPFilter,
+    adapt: Callable[[CountSource, list[Measurement]], tuple[CountSource, list[Measurement]]]
+    | None = None,
 ) -> tuple[list[Measurement], GraphicalModel]:
-    """Spend zCDP budget ``rho`` on AIM's rounds; return the measurements and the fitted model."""
-    domain = data.domain
+    """Spend the zCDP filter ``budget`` on AIM's rounds; return the measurements and the model.
+
+    ``adapt`` (post-processing) may replace the data source and the 1-way measurements by coarser
+    ones once those are measured (the adaptive domain); the rounds then run on its domain.
+    """
     rng = source.numpy_generator()
-    rounds = settings.rounds_per_attribute * len(domain)
+    rho = budget.rho
+    rounds = settings.rounds_per_attribute * len(data.domain)
     alpha = settings.gaussian_fraction
     multiplier = math.sqrt(rounds / (2 * alpha * rho))  # σ / Δ2 of one measurement
     epsilon = math.sqrt(8 * (1 - alpha) * rho / rounds)
+    data.marginals([(a,) for a in data.domain.attributes])  # one pass counts them all
+    measurements = [
+        measure_marginal(data, (a,), multiplier * sensitivity.l2, sensitivity.l2, source, budget)
+        for a in data.domain.attributes
+    ]
+    if adapt is not None:
+        data, measurements = adapt(data, measurements)
+    domain = data.domain
     queries = workload(domain.attributes, settings.workload_degree)
     # A marginal larger than the model may ever be is never measured: skip it (and its counts).
     candidates = [c for c in downward_closure(queries) if domain.size(c) <= settings.max_model_cells]
     weights = workload_weights(candidates, queries)
     truth = data.marginals(candidates)  # one pass over the data for every candidate
-
-    measurements = [
-        measure_marginal(data, (a,), multiplier * sensitivity.l2, sensitivity.l2, source, ledger)
-        for a in domain.attributes
-    ]
-    spent = len(domain) / (2 * multiplier**2)
     model = estimate(domain, measurements, iterations=settings.round_iterations,
                      max_cells=settings.max_model_cells)
-    while spent < rho * (1 - 1e-12):
-        remaining = rho - spent
+    while budget.remaining > rho * 1e-12:
+        remaining = budget.remaining
         if remaining < 2 * (1 / (2 * multiplier**2) + epsilon**2 / 8):
             multiplier = math.sqrt(1 / (2 * alpha * remaining))
             epsilon = math.sqrt(8 * (1 - alpha) * remaining)
-        spent += 1 / (2 * multiplier**2) + epsilon**2 / 8
         sigma = multiplier * sensitivity.l2
-        limit = settings.max_model_cells * spent / rho
+        round_cost = 1 / (2 * multiplier**2) + epsilon**2 / 8
+        limit = settings.max_model_cells * (budget.spent + round_cost) / rho
         allowed = _within_size(domain, model, [m.clique for m in measurements], candidates, limit)
         scores = aim_scores(truth, model, allowed, weights, sigma)
         score_sensitivity = aim_score_sensitivity(allowed, weights, sensitivity.l1)
         chosen = allowed[exponential_mechanism(scores, epsilon, score_sensitivity, rng)]
-        ledger.record(ExponentialEvent(epsilon, 1, label="AIM selection"))
-        measurements.append(measure_marginal(data, chosen, sigma, sensitivity.l2, source, ledger))
+        budget.record(ExponentialEvent(epsilon, 1, label="AIM selection"))
+        measurements.append(measure_marginal(data, chosen, sigma, sensitivity.l2, source, budget))
         before = model.project(chosen)
         model = estimate(domain, measurements, iterations=settings.round_iterations,
                          max_cells=settings.max_model_cells, warm_start=model)

@@ -223,8 +223,11 @@ def _check(domain: Domain, measurement: Measurement) -> Clique:
             f"measurement over {clique} is shaped {np.shape(measurement.noisy_counts)}, "
             f"expected {shape}"
         )
-    if not measurement.sigma > 0:
+    sigma = np.asarray(measurement.sigma, dtype=float)
+    if not np.all(sigma > 0):
         raise ValueError(f"measurement over {clique} needs sigma > 0, got {measurement.sigma}")
+    if sigma.ndim and (len(clique) != 1 or sigma.shape != shape):
+        raise ValueError(f"per-cell sigma is supported for 1-way measurements only ({clique})")
     return clique
 
 
@@ -276,26 +279,28 @@ class _Objective:
     """``1/2 sum_c w_c ||mu_c - target_c||^2`` over the distinct measured cliques ``c``.
 
     Repeated measurements of one clique merge exactly: their inverse-variance weighted mean is
-    the target and ``w_c = sum 1/sigma^2`` (the loss changes only by a constant).
+    the target and ``w_c = sum 1/sigma^2`` (the loss changes only by a constant). A 1-way
+    measurement may have one sigma per cell (a coarsened one: synthpriv.marginals.compress); its
+    ``w_c`` is then an array over the clique's cells.
     """
 
     cliques: tuple[Clique, ...]
     targets: tuple[Factor, ...]
-    weights: tuple[float, ...]
+    weights: tuple[float | np.ndarray, ...]
 
     @classmethod
     def build(cls, domain: Domain, measurements: Sequence[Measurement]) -> _Objective:
         order = {a: i for i, a in enumerate(domain.attributes)}
-        sums: dict[Clique, Factor] = {}
-        weights: dict[Clique, float] = {}
+        sums: dict[Clique, np.ndarray] = {}
+        weights: dict[Clique, float | np.ndarray] = {}
         for m in measurements:
             clique = tuple(sorted(m.clique, key=order.__getitem__))
             noisy = Factor(domain.project(m.clique), m.noisy_counts).transpose(clique)
-            w = 1.0 / m.sigma**2
-            sums[clique] = noisy * w + sums.get(clique, 0.0)
+            w = 1.0 / np.square(m.sigma)  # per cell only for 1-way cliques (``_check``)
+            sums[clique] = noisy.values * w + sums.get(clique, 0.0)
             weights[clique] = w + weights.get(clique, 0.0)
         cliques = tuple(sums)
-        targets = tuple(sums[c] * (1.0 / weights[c]) for c in cliques)
+        targets = tuple(Factor(domain.project(c), sums[c] / weights[c]) for c in cliques)
         return cls(cliques, targets, tuple(weights[c] for c in cliques))
 
     def cells(self) -> int:
@@ -332,7 +337,7 @@ class _Problem:
             projections, self.objective.targets, self.objective.weights, strict=True
         ):
             residual = mu.values - target.values
-            loss += 0.5 * w * float(np.vdot(residual, residual))
+            loss += 0.5 * float(np.sum(w * residual * residual))
             gradients.append(Factor(mu.domain, w * residual))
         return _Point(potentials, marginals, loss, gradients, projections)
 
@@ -350,7 +355,7 @@ class _Problem:
 
     def safe_step(self) -> float:
         """A step that provably passes the Armijo test (see ``_mirror_descent``)."""
-        return 1.0 / (2.0 * self.total * sum(self.objective.weights))
+        return 1.0 / (2.0 * self.total * sum(float(np.max(w)) for w in self.objective.weights))
 
     def step(self, point: _Point, step: float) -> dict[Clique, Factor]:
         """Mirror step: each measured clique's potential minus ``step`` times its gradient."""

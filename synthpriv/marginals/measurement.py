@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from synthpriv.domain import CountSource
-from synthpriv.privacy.accountant import DiscreteGaussianEvent, Ledger
+from synthpriv.privacy.accountant import DiscreteGaussianEvent, Ledger, ZCDPFilter
 from synthpriv.privacy.mechanisms import discrete_gaussian_histogram
 from synthpriv.privacy.randomness import RandomSource
 
@@ -18,17 +18,13 @@ class Measurement:
     """Noisy counts of the marginal over ``clique``, with per-cell Gaussian noise of std ``sigma``.
 
     ``noisy_counts`` is shaped like ``domain.project(clique).shape``. ``sigma`` is the noise
-    standard deviation in count units (L2 sensitivity 1 per marginal under add/remove).
+    standard deviation in count units (L2 sensitivity 1 per marginal under add/remove); a 1-way
+    measurement summed into coarser cells has one per cell (synthpriv.marginals.compress).
     """
 
     clique: tuple[str, ...]
     noisy_counts: np.ndarray
-    sigma: float
-
-    @property
-    def weight(self) -> float:
-        """Inverse-std weight used by least-squares estimation."""
-        return 1.0 / self.sigma
+    sigma: float | np.ndarray
 
 
 def measure_marginal(
@@ -37,9 +33,10 @@ def measure_marginal(
     sigma: float,
     sensitivity: float,
     source: RandomSource,
-    ledger: Ledger,
+    ledger: Ledger | ZCDPFilter,
 ) -> Measurement:
-    """Measure one marginal with the discrete Gaussian mechanism and record it in ``ledger``.
+    """Measure one marginal with the discrete Gaussian mechanism and record it in ``ledger`` (or
+    in the zCDP filter an adaptive stage spends through).
 
     ``sensitivity`` is the histogram's L2 sensitivity under the job's neighbouring relation; the
     event costs (sensitivity/sigma)²/2 zCDP. The empty clique is the record count.
@@ -58,7 +55,10 @@ def estimate_total(measurements: Sequence[Measurement]) -> float:
     """
     if not measurements:
         raise ValueError("cannot estimate the number of records without measurements")
-    variances = np.array([np.size(m.noisy_counts) * m.sigma**2 for m in measurements])
+    variances = np.array([
+        float(np.sum(np.broadcast_to(np.square(m.sigma), np.shape(m.noisy_counts))))
+        for m in measurements
+    ])
     sums = np.array([np.sum(m.noisy_counts) for m in measurements])
     weights = 1.0 / variances
     return max(float(np.sum(weights * sums) / np.sum(weights)), 1.0)

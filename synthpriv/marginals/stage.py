@@ -20,11 +20,18 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
+from synthpriv.domain import CountSource
 from synthpriv.errors import ConfigError
 from synthpriv.marginals.aim import AimSettings, Sensitivity, run_aim
+from synthpriv.marginals.compress import (
+    MAX_BINS,
+    RecodedCounts,
+    choose_coarsening,
+    coarse_measurement,
+)
 from synthpriv.marginals.estimation import estimate
 from synthpriv.marginals.independent import IndependentModel
-from synthpriv.marginals.measurement import measure_marginal
+from synthpriv.marginals.measurement import Measurement, estimate_total, measure_marginal
 from synthpriv.marginals.selection import mst_select
 from synthpriv.privacy.accountant import DiscreteGaussianEvent, ExponentialEvent, Ledger, ZCDPEvent
 from synthpriv.privacy.mechanisms import histogram_l1_sensitivity, histogram_l2_sensitivity
@@ -52,6 +59,11 @@ class MarginalsOptions(StageOptions):
     aim_rounds_per_attribute: int = Field(default=16, ge=1)
     aim_gaussian_fraction: float = Field(default=0.9, gt=0, lt=1)
     aim_round_iterations: int = Field(default=100, ge=1)
+    adaptive_domain: bool = Field(
+        default=True, description="choose the bins of columns without edges/bins, and merge rare "
+        "categories, from the noisy 1-way counts (post-processing; synthpriv.marginals.compress)",
+    )
+    max_bins: int = Field(default=MAX_BINS, ge=2, description="most bins of an adaptive column")
 
     @model_validator(mode="after")
     def _consistent(self) -> MarginalsOptions:
@@ -146,8 +158,10 @@ class MarginalsStage(Stage):
                 options.aim_gaussian_fraction, options.max_model_cells,
                 options.aim_round_iterations, options.iterations,
             )
+            budget = ledger.open_filter(plan.rho, "AIM rounds (adaptive)")
             state.measurements, state.model = run_aim(
-                data, plan.rho, settings, self.sensitivity, source, ledger
+                data, settings, self.sensitivity, source, budget,
+                adapt=lambda data, one_way: self._adapt(state, data, one_way),
             )
             return
         sigma = plan.noise["sigma_one_way"]
@@ -156,9 +170,11 @@ class MarginalsStage(Stage):
             measure_marginal(data, (a,), sigma, l2, source, ledger) for a in data.domain.attributes
         ]
         independent = IndependentModel.from_measurements(data.domain, state.measurements)
-        if options.selection == "one_way":
+        if options.selection == "one_way":  # the fine 1-way counts are the whole model
             state.model = independent
             return
+        data, state.measurements = self._adapt(state, data, state.measurements)
+        independent = IndependentModel.from_measurements(data.domain, state.measurements)
         epsilon = plan.noise["selection_epsilon"]
         tree = mst_select(data, independent.project, epsilon, self.sensitivity.l1,
                           source.numpy_generator())
@@ -169,3 +185,21 @@ class MarginalsStage(Stage):
         ]
         state.model = estimate(data.domain, state.measurements, iterations=options.iterations,
                                max_cells=options.max_model_cells)
+
+    def _adapt(
+        self, state: PipelineState, data: CountSource, one_way: list[Measurement]
+    ) -> tuple[CountSource, list[Measurement]]:
+        """The adaptive domain (synthpriv.marginals.compress): chosen from the noisy 1-way
+        measurements on the fine grid, by post-processing only (no budget). Later marginals are
+        counted on it, and the sample stage draws fine cells back within its cells."""
+        if not self.options.adaptive_domain:
+            return data, one_way
+        coarsening = choose_coarsening(
+            state.encoder.schema, data.domain, one_way, estimate_total(one_way),
+            max_bins=self.options.max_bins,
+        )
+        if not coarsening.changed:
+            return data, one_way
+        state.coarsening = coarsening
+        state.data = RecodedCounts(data, coarsening)
+        return state.data, [coarse_measurement(m, coarsening) for m in one_way]

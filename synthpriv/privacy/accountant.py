@@ -11,6 +11,14 @@ translates them into Google's ``dp-accounting`` and reports the tighter of two v
 
 Each bound holds on its own, so their minimum is a valid bound. The neighbouring relation is fixed
 per ledger and written into the manifest.
+
+Adaptivity. PLD composition is used only for events whose parameters were fixed before any data
+was read (the *query* may be chosen adaptively, as MST's pairs are, but not the noise). A stage
+that chooses its noise, its rounds or its stopping point from earlier noisy outputs (AIM) spends
+through a ``ZCDPFilter`` opened on the ledger with a reserved ρ: the realised events are listed,
+but the ledger accounts the reserved ρ, which holds under full adaptivity because the filter
+never lets the realised ρ exceed it (Rényi/zCDP privacy filters: Feldman & Zrnic 2021, Thm 3.1,
+at every order at once). A ledger holding a filter therefore reports its RDP bound only.
 """
 
 from __future__ import annotations
@@ -34,7 +42,9 @@ PLD_DISCRETISATION = 1e-4
 
 @dataclass(frozen=True)
 class GaussianEvent:
-    """``count`` releases with Gaussian noise of std = noise_multiplier × L2 sensitivity."""
+    """``count`` releases with Gaussian noise of std = noise_multiplier × the query's L2
+    sensitivity under the ledger's relation. A Gaussian's privacy loss depends only on the shift
+    over σ, so both accountants treat it as a unit shift under either relation."""
 
     noise_multiplier: float
     count: int = 1
@@ -44,7 +54,9 @@ class GaussianEvent:
 
 @dataclass(frozen=True)
 class DiscreteGaussianEvent:
-    """``count`` releases of integer queries with discrete Gaussian noise N_Z(0, (z·Δ)²)."""
+    """``count`` releases of histograms with discrete Gaussian noise N_Z(0, (z·Δ₂)²) per cell, Δ₂
+    the histogram's L2 sensitivity under the ledger's relation (1 under add/remove: one cell moves
+    by one; √2 under replace-one: two cells move by one each)."""
 
     noise_multiplier: float
     count: int = 1
@@ -54,7 +66,8 @@ class DiscreteGaussianEvent:
 
 @dataclass(frozen=True)
 class SubsampledGaussianEvent:
-    """DP-SGD: ``steps`` Gaussian releases, each on a Poisson sample at rate ``sample_rate``."""
+    """DP-SGD: ``steps`` Gaussian releases, each on a Poisson sample at rate ``sample_rate``; the
+    noise std is noise_multiplier × C, each example's clipped gradient has norm ≤ C."""
 
     sample_rate: float
     noise_multiplier: float
@@ -74,16 +87,6 @@ class ExponentialEvent:
 
 
 @dataclass(frozen=True)
-class LaplaceEvent:
-    """``count`` releases with Laplace noise of scale = L1 sensitivity / epsilon (ε-DP each)."""
-
-    epsilon: float
-    count: int = 1
-    label: str = ""
-    kind: str = field(default="laplace", init=False)
-
-
-@dataclass(frozen=True)
 class ZCDPEvent:
     """A mechanism known only to be ρ-zCDP: how a plan reserves budget for an adaptive stage
     (e.g. AIM) whose individual events are decided while it runs. Only the RDP accountant
@@ -100,7 +103,6 @@ PrivacyEvent = (
     | DiscreteGaussianEvent
     | SubsampledGaussianEvent
     | ExponentialEvent
-    | LaplaceEvent
     | ZCDPEvent
 )
 
@@ -130,8 +132,6 @@ def _to_dp_event(event: PrivacyEvent) -> dpa.DpEvent:
         return dpa.SelfComposedDpEvent(sampled, event.steps)
     if isinstance(event, ExponentialEvent):
         return dpa.SelfComposedDpEvent(dpa.ZCDpEvent(event.epsilon**2 / 8.0), event.count)
-    if isinstance(event, LaplaceEvent):
-        return dpa.SelfComposedDpEvent(dpa.LaplaceDpEvent(1.0 / event.epsilon), event.count)
     if isinstance(event, ZCDPEvent):
         return dpa.SelfComposedDpEvent(dpa.ZCDpEvent(event.rho), event.count)
     raise TypeError(f"unknown privacy event {event!r}")
@@ -150,28 +150,37 @@ def rdp_epsilon(events: Iterable[PrivacyEvent], delta: float, neighbouring: str)
 
 
 def _pld_of(event: PrivacyEvent, neighbouring: str) -> pld_lib.PrivacyLossDistribution | None:
-    """The event's PLD, or None where dp-accounting has no exact one for it.
+    """The event's PLD under the ledger's relation, or None where dp-accounting has none for it.
 
-    Noise multipliers are relative to the query's sensitivity under the ledger's relation, so
-    scalar mechanisms enter with sensitivity 1. The discrete Gaussian's PLD is exact only for a
-    shift of one count (add/remove on a histogram); under replace-one it has none here and the
-    RDP (zCDP) bound alone applies.
+    * Discrete Gaussian histogram: add/remove moves one cell by one: the exact PLD of a unit
+      shift at σ = z. Replace-one moves two cells by one each (+1 and −1) with σ = z·√2 per cell:
+      the losses of the two cells are independent, so the PLD is the unit-shift PLD at z·√2
+      composed twice (its zCDP, 2/(2·2z²) = 1/(2z²), is the RDP side's).
+    * Poisson-subsampled Gaussian (DP-SGD): dp-accounting's ADD/REMOVE pair under add/remove and
+      its REPLACE pair under replace-one — q·N(+C) + (1−q)·N(0) against q·N(−C) + (1−q)·N(0),
+      the same coin deciding whether the replaced example is sampled (``privacy_loss_mechanism.
+      AdditiveNoisePrivacyLoss``) — with each clipped gradient of norm ≤ C (sensitivity 1 in units
+      of C).
+    * Exponential mechanism: a pure ε-DP mechanism (its ε is for the relation's score
+      sensitivity already).
     """
     d = PLD_DISCRETISATION
-    if isinstance(event, LaplaceEvent):
-        pld = pld_lib.from_laplace_mechanism(1.0 / event.epsilon, value_discretization_interval=d)
-        return pld.self_compose(event.count) if event.count > 1 else pld
     if isinstance(event, ExponentialEvent):
         params = pld_common.DifferentialPrivacyParameters(event.epsilon, 0.0)
         pld = pld_lib.from_privacy_parameters(params, value_discretization_interval=d)
         return pld.self_compose(event.count) if event.count > 1 else pld
     if isinstance(event, DiscreteGaussianEvent):
-        if neighbouring != "add_remove":
-            return None
-        pld = pld_lib.from_discrete_gaussian_mechanism(
-            event.noise_multiplier, value_discretization_interval=d
-        )
-        return pld.self_compose(event.count) if event.count > 1 else pld
+        if neighbouring == "add_remove":
+            pld = pld_lib.from_discrete_gaussian_mechanism(
+                event.noise_multiplier, value_discretization_interval=d
+            )
+            count = event.count
+        else:
+            pld = pld_lib.from_discrete_gaussian_mechanism(
+                event.noise_multiplier * math.sqrt(2.0), value_discretization_interval=d
+            )
+            count = 2 * event.count
+        return pld.self_compose(count) if count > 1 else pld
     if isinstance(event, SubsampledGaussianEvent):
         pld = pld_lib.from_gaussian_mechanism(
             event.noise_multiplier, sampling_prob=event.sample_rate,
@@ -193,9 +202,10 @@ def pld_epsilon(events: Iterable[PrivacyEvent], delta: float, neighbouring: str)
     precision = sum(e.count / e.noise_multiplier**2 for e in events if isinstance(e, GaussianEvent))
     total: pld_lib.PrivacyLossDistribution | None = None
     if precision > 0:
+        # A unit shift under either relation (the multiplier is relative to the relation's
+        # sensitivity); dp-accounting's REPLACE_ONE would double the shift a second time.
         total = pld_lib.from_gaussian_mechanism(
             1.0 / math.sqrt(precision), value_discretization_interval=PLD_DISCRETISATION,
-            neighboring_relation=NEIGHBOURING_RELATIONS[neighbouring],
         )
     grouped = Counter(_unlabelled(e) for e in events if not isinstance(e, GaussianEvent))
     for event, repeats in grouped.items():
@@ -214,8 +224,79 @@ def _unlabelled(event: PrivacyEvent) -> PrivacyEvent:
     return type(event)(**fields)
 
 
+def zcdp_rho(event: PrivacyEvent) -> float:
+    """The event's zCDP ρ: 1/(2z²) per discrete or continuous Gaussian release (Bun & Steinke
+    2016; Canonne, Kamath & Steinke 2020, Thm 4), ε²/8 per exponential-mechanism selection
+    (bounded range, Cesar & Rogers 2021). DP-SGD has no useful zCDP bound: it cannot be spent
+    through a filter."""
+    if isinstance(event, GaussianEvent | DiscreteGaussianEvent):
+        return event.count / (2.0 * event.noise_multiplier**2)
+    if isinstance(event, ExponentialEvent):
+        return event.count * event.epsilon**2 / 8.0
+    if isinstance(event, ZCDPEvent):
+        return event.count * event.rho
+    raise TypeError(f"{type(event).__name__} has no zCDP bound to spend through a filter")
+
+
+class ZCDPFilter:
+    """A zCDP privacy filter: the budget an adaptive algorithm (AIM) spends through.
+
+    The ledger accounts the reserved ρ whatever the algorithm does; ``record`` logs each event
+    it actually runs (``record``) and refuses one that would take the realised ρ past the reserve, which is
+    the filter's stopping rule (Feldman & Zrnic 2021). ``remaining`` is what it may still spend.
+    """
+
+    TOLERANCE = 1e-9  # relative slack for floating-point sums of the realised ρ
+
+    def __init__(self, rho: float, label: str) -> None:
+        if not (rho > 0 and math.isfinite(rho)):
+            raise ValueError(f"a filter's reserved rho must be positive, got {rho}")
+        self.rho = rho
+        self.label = label
+        self._events: list[PrivacyEvent] = []
+        self._spent = 0.0
+
+    @property
+    def events(self) -> tuple[PrivacyEvent, ...]:
+        return tuple(self._events)
+
+    @property
+    def spent(self) -> float:
+        return self._spent
+
+    @property
+    def remaining(self) -> float:
+        return max(0.0, self.rho - self._spent)
+
+    def record(self, event: PrivacyEvent) -> None:
+        """Record one event the algorithm ran, if the reserve covers its ρ (the filter's
+        stopping rule); the same call as ``Ledger.record``, so a mechanism records into either."""
+        _check_event(event)
+        cost = zcdp_rho(event)
+        if self._spent + cost > self.rho * (1 + self.TOLERANCE):
+            raise ValueError(
+                f"{self.label}: an event of ρ = {cost:.6g} would take the realised ρ to "
+                f"{self._spent + cost:.6g}, past the reserved ρ = {self.rho:.6g}"
+            )
+        self._spent += cost
+        self._events.append(event)
+
+    def to_dict(self) -> dict:
+        return {
+            "label": self.label,
+            "reserved_rho": self.rho,
+            "spent_rho": self._spent,
+            "accounted_as": "zCDP filter on the reserved rho (adaptive: RDP bound only)",
+            "events": [asdict(e) for e in self._events],
+        }
+
+
 class Ledger:
-    """One accountant per job: an append-only history of events and a pure ``epsilon(delta)``."""
+    """One accountant per job: an append-only history of events and a pure ``epsilon(delta)``.
+
+    Events recorded directly had their parameters fixed before the data was read; events of an
+    adaptive stage go through a filter (``open_filter``), which the ledger accounts at its
+    reserved ρ (see the module docstring)."""
 
     def __init__(self, neighbouring: str = "add_remove") -> None:
         if neighbouring not in NEIGHBOURING_RELATIONS:
@@ -224,45 +305,98 @@ class Ledger:
                 f"got {neighbouring!r}"
             )
         self.neighbouring = neighbouring
-        self._events: list[PrivacyEvent] = []
+        self._entries: list[PrivacyEvent | ZCDPFilter] = []
 
     @property
     def events(self) -> tuple[PrivacyEvent, ...]:
-        return tuple(self._events)
+        """Every event run, in order, those spent through filters included."""
+        flat: list[PrivacyEvent] = []
+        for entry in self._entries:
+            flat += entry.events if isinstance(entry, ZCDPFilter) else [entry]
+        return tuple(flat)
+
+    @property
+    def filters(self) -> tuple[ZCDPFilter, ...]:
+        return tuple(e for e in self._entries if isinstance(e, ZCDPFilter))
+
+    @property
+    def accounted_events(self) -> tuple[PrivacyEvent, ...]:
+        """What the bounds compose: fixed events as run, each filter as its reserved ρ."""
+        return tuple(
+            ZCDPEvent(e.rho, label=e.label) if isinstance(e, ZCDPFilter) else e
+            for e in self._entries
+        )
 
     def record(self, event: PrivacyEvent) -> None:
-        """Append one event the caller actually ran."""
+        """Append one event the caller actually ran, its parameters fixed before any data was
+        read (an adaptively parametrised event goes through ``open_filter``)."""
         _check_event(event)
-        self._events.append(event)
+        self._entries.append(event)
 
     def extend(self, events: Iterable[PrivacyEvent]) -> None:
         for event in events:
             self.record(event)
 
-    def epsilon_bounds(self, delta: float) -> dict[str, float]:
-        """ε at ``delta`` by each accountant; both are valid upper bounds."""
-        return {
-            "rdp": rdp_epsilon(self._events, delta, self.neighbouring),
-            "pld": pld_epsilon(self._events, delta, self.neighbouring),
-        }
+    def open_filter(self, rho: float, label: str) -> ZCDPFilter:
+        """Reserve zCDP ρ for an adaptive stage; it spends through the filter returned."""
+        budget = ZCDPFilter(rho, label)
+        self._entries.append(budget)
+        return budget
+
+    def epsilon_bounds(self, delta: float) -> dict[str, float | None]:
+        """ε at ``delta`` by each accountant that is valid here: RDP always; PLD only when no
+        filter is open (None otherwise: PLD over adaptively chosen noise is not a proven bound).
+        """
+        events = self.accounted_events
+        pld = None if self.filters else pld_epsilon(events, delta, self.neighbouring)
+        return {"rdp": rdp_epsilon(events, delta, self.neighbouring), "pld": pld}
 
     def epsilon(self, delta: float) -> float:
-        """The reported ε at ``delta``: the tighter of the RDP and PLD bounds."""
-        if not self._events:
+        """The reported ε at ``delta``: the tighter of the valid bounds."""
+        if not self._entries:
             return 0.0
-        reported = min(self.epsilon_bounds(delta).values())
+        reported = min(v for v in self.epsilon_bounds(delta).values() if v is not None)
         if not math.isfinite(reported):
-            raise ValueError("no accountant can bound these events under this relation")
+            raise UnboundedError(
+                f"no accountant here bounds these events under {self.neighbouring}: "
+                + _unbounded_reason(self.events, self.neighbouring)
+            )
         return reported
 
     def to_dict(self, delta: float) -> dict:
-        """What the manifest records: relation, events, both bounds and the reported ε."""
-        bounds = self.epsilon_bounds(delta) if self._events else {"rdp": 0.0, "pld": 0.0}
+        """What the manifest records: relation, events, both bounds, the bound reported and why."""
+        if not self._entries:
+            bounds: dict[str, float | None] = {"rdp": 0.0, "pld": 0.0}
+        else:
+            bounds = self.epsilon_bounds(delta)
+        valid = {k: v for k, v in bounds.items() if v is not None}
+        bound = min(valid, key=valid.get)
         return {
             "neighbouring": self.neighbouring,
             "delta": delta,
-            "epsilon": min(bounds.values()),
+            "epsilon": valid[bound],
+            "bound": bound,
             "epsilon_rdp": bounds["rdp"],
             "epsilon_pld": bounds["pld"],
-            "events": [asdict(e) for e in self._events],
+            "bounds_note": (
+                "an adaptive stage spent through a zCDP filter: only the RDP bound on its "
+                "reserved rho is proven, so PLD is not used" if self.filters else
+                "every event's parameters were fixed before the data was read: the tighter of "
+                "RDP and PLD is reported"
+            ),
+            "events": [asdict(e) for e in self._entries if not isinstance(e, ZCDPFilter)],
+            "adaptive": [f.to_dict() for f in self.filters],
         }
+
+
+class UnboundedError(ValueError):
+    """The ledger's accountants have no finite bound for its events under its relation."""
+
+
+def _unbounded_reason(events: Iterable[PrivacyEvent], neighbouring: str) -> str:
+    if neighbouring == "replace_one" and any(
+        isinstance(e, SubsampledGaussianEvent) for e in events
+    ):
+        return ("DP-SGD (Poisson-subsampled Gaussian) under replace-one has a PLD bound only, and "
+                "an adaptive stage (a zCDP filter) beside it allows the RDP bound only")
+    return "some event has no bound under this relation"

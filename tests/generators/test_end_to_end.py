@@ -29,7 +29,7 @@ def test_a_tiny_run_writes_a_valid_release_within_budget(write_job, tmp_path, re
     manifest = json.loads((out / "manifest.json").read_text())
     schema = load_schema(ADULT / "schema.yaml")
     synthetic = read_table(out / "synthetic.csv", schema)
-    assert manifest["guarantee"]["epsilon"] <= 0.8
+    assert manifest["guarantee"]["epsilon_if_noise_secret"] <= 0.8  # seeded: no guarantee
     assert manifest["records"]["released"] == len(synthetic) > 0
     assert list(synthetic.columns) == schema.names
     for column in schema.columns:  # numeric values stay inside their public bounds

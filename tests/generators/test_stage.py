@@ -110,12 +110,21 @@ def test_bad_setups_fail_with_a_clear_error(adult_sample_csv) -> None:
 
 
 def test_rows_beyond_the_memory_limit_are_refused(adult_sample_csv) -> None:
-    """2,000 rows × 14 modelled columns are held as one byte per cell: 0.027 MiB, above a 0.01 MiB
-    limit."""
+    """N̂ = 2,000 rows × 14 modelled columns are held as one byte per cell: 0.027 MiB, above a
+    0.01 MiB limit."""
     state = _state(adult_sample_csv, public_records=2000)
-    with pytest.raises(ConfigError, match=r"would hold 0.0267 MiB .* above max_memory_mb = 0.01"):
+    with pytest.raises(ConfigError, match=r"about 0.0267 MiB .* above max_memory_mb = 0.01"):
         _run(GeneratorStage, {**FAST, "max_memory_mb": 0.01}, state, Ledger())
     _run(GeneratorStage, {**FAST, "max_memory_mb": 0.05}, state, Ledger())  # fits: trains
+
+
+def test_memory_refusal_reads_the_public_or_dp_count_not_the_rows(adult_sample_csv) -> None:
+    """Whether the stage refuses must not depend on the realised row count (privacy review,
+    issue 12, item 4): with N̂ = 100,000 public rows the estimate is 1.34 MiB and the stage
+    refuses, although the 2,000 rows held would fit in 0.05 MiB."""
+    state = _state(adult_sample_csv, public_records=100_000)
+    with pytest.raises(ConfigError, match=r"about 1.34 MiB .* = 100000 rows"):
+        _run(GeneratorStage, {**FAST, "max_memory_mb": 0.05}, state, Ledger())
 
 
 def test_a_conditional_generator_completes_the_marginals_models_rows(adult_sample_csv) -> None:

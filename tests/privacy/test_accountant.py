@@ -14,9 +14,11 @@ from synthpriv.privacy.accountant import (
     DiscreteGaussianEvent,
     ExponentialEvent,
     GaussianEvent,
-    LaplaceEvent,
     Ledger,
     SubsampledGaussianEvent,
+    UnboundedError,
+    ZCDPEvent,
+    rdp_epsilon,
 )
 
 DELTA = 1e-5
@@ -95,8 +97,71 @@ def test_discrete_gaussian_costs_the_same_zcdp_as_continuous() -> None:
     assert discrete["pld"] == pytest.approx(continuous["pld"], rel=0.02)
 
 
-def test_laplace_is_pure_dp() -> None:
-    assert ledger_of(LaplaceEvent(0.5)).epsilon(DELTA) <= 0.5 + 1e-6
+@pytest.mark.parametrize("multiplier", [1.0, 3.0])
+def test_gaussian_is_accounted_alike_by_rdp_and_pld_under_both_relations(multiplier: float) -> None:
+    """The multiplier is relative to the relation's sensitivity, so the relation changes neither
+    bound (before: PLD doubled the shift under replace-one, RDP did not)."""
+    exact = analytic_gaussian_epsilon(multiplier, DELTA)
+    for relation in ("add_remove", "replace_one"):
+        ledger = Ledger(relation)
+        ledger.record(GaussianEvent(multiplier))
+        bounds = ledger.epsilon_bounds(DELTA)
+        assert exact - 1e-9 <= bounds["pld"] <= exact + 1e-3
+        assert bounds["rdp"] == pytest.approx(rdp_epsilon([GaussianEvent(multiplier)], DELTA,
+                                                          "add_remove"))
+
+
+@pytest.mark.parametrize("multiplier", [2.0, 8.0])
+def test_discrete_gaussian_under_replace_one_has_a_pld_with_the_same_zcdp(multiplier: float) -> None:
+    """Replace-one moves two cells of a histogram by one each at σ = z·√2 per cell: the PLD
+    composes two unit shifts, whose Gaussian limit is one unit shift at z (2/(2·2z²) = 1/(2z²)).
+    So the bound is finite and within the discretisation of the add/remove one (before: None,
+    so a dpsgd job under replace-one had no finite bound at all)."""
+    add_remove = Ledger("add_remove")
+    replace = Ledger("replace_one")
+    for ledger in (add_remove, replace):
+        ledger.record(DiscreteGaussianEvent(multiplier, count=3))
+    pld_add = add_remove.epsilon_bounds(DELTA)["pld"]
+    pld_replace = replace.epsilon_bounds(DELTA)["pld"]
+    assert math.isfinite(pld_replace)
+    assert pld_replace == pytest.approx(pld_add, rel=0.03)
+    assert replace.epsilon_bounds(DELTA)["rdp"] == pytest.approx(
+        add_remove.epsilon_bounds(DELTA)["rdp"], rel=1e-12)
+
+
+def test_filter_is_accounted_at_its_reserved_rho_by_rdp_only() -> None:
+    """An adaptive stage's events, however cheap, are accounted at the reserved ρ, and PLD is
+    not used for a ledger holding a filter (privacy review, issue 12, item 2)."""
+    ledger = Ledger()
+    budget = ledger.open_filter(0.05, "adaptive")
+    budget.record(DiscreteGaussianEvent(20.0, count=2, label="cheap"))  # ρ = 0.0025
+    assert budget.spent == pytest.approx(0.0025)
+    assert budget.remaining == pytest.approx(0.0475)
+    bounds = ledger.epsilon_bounds(DELTA)
+    assert bounds["pld"] is None
+    assert bounds["rdp"] == pytest.approx(rdp_epsilon([ZCDPEvent(0.05)], DELTA, "add_remove"))
+    assert ledger.epsilon(DELTA) == bounds["rdp"]
+    assert [e.label for e in ledger.events] == ["cheap"]
+    record = ledger.to_dict(DELTA)
+    assert record["bound"] == "rdp" and record["epsilon_pld"] is None
+    assert record["adaptive"][0]["reserved_rho"] == 0.05
+    assert record["adaptive"][0]["events"][0]["label"] == "cheap"
+
+
+def test_filter_refuses_to_overspend() -> None:
+    budget = Ledger().open_filter(0.01, "adaptive")
+    budget.record(ExponentialEvent(0.2))  # ρ = 0.005
+    with pytest.raises(ValueError, match="past the reserved"):
+        budget.record(DiscreteGaussianEvent(5.0))  # ρ = 0.02
+    assert budget.spent == pytest.approx(0.005)
+
+
+def test_dp_sgd_beside_a_filter_under_replace_one_is_unbounded_with_a_reason() -> None:
+    ledger = Ledger("replace_one")
+    ledger.open_filter(0.01, "adaptive").record(ExponentialEvent(0.1))
+    ledger.record(SubsampledGaussianEvent(0.01, 1.0, 100))
+    with pytest.raises(UnboundedError, match="replace-one"):
+        ledger.epsilon(DELTA)
 
 
 def test_replace_one_costs_more_for_subsampled_gaussian() -> None:
@@ -124,3 +189,5 @@ def test_empty_ledger_spends_nothing_and_manifest_lists_events() -> None:
         {"noise_multiplier": 2.0, "count": 1, "label": "x", "kind": "gaussian"}
     ]
     assert record["epsilon"] == min(record["epsilon_rdp"], record["epsilon_pld"])
+    assert record["bound"] == ("rdp" if record["epsilon_rdp"] < record["epsilon_pld"] else "pld")
+    assert record["adaptive"] == []

@@ -105,7 +105,8 @@ BAD_CONFIG = [
      ["the mst selection counts the marginal age×income with 90 cells, above "
       "max_model_cells = 30", "raise pipeline.stages.marginals.max_model_cells"]),
     ("a model over max_model_cells (ModelTooLargeError from the estimator)",
-     {"pipeline": {"recipe": "aim", "stages": {"marginals": {"max_model_cells": 20}}}},
+     {"pipeline": {"recipe": "aim", "stages": {"marginals": {"max_model_cells": 20,
+                                                            "adaptive_domain": False}}}},
      ["the graphical model would have 22 cells", "above the limit max_cells=20",
       "max_model_cells (pipeline.stages.marginals)"]),
 ]

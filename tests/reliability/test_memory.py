@@ -39,8 +39,8 @@ def test_aim_never_counts_a_marginal_above_the_cell_limit(monkeypatch) -> None:
     monkeypatch.setattr(Dataset, "marginal", recording_marginal)
     settings = AimSettings(workload_degree=2, rounds_per_attribute=1, max_model_cells=limit,
                            round_iterations=5, final_iterations=5)
-    measurements, model = run_aim(data, 1.0, settings, Sensitivity(1.0, 1.0),
-                                  RandomSource.seeded(0), Ledger())
+    measurements, model = run_aim(data, settings, Sensitivity(1.0, 1.0),
+                                  RandomSource.seeded(0), Ledger().open_filter(1.0, "AIM"))
     assert max(counted) <= limit
     assert model_cells(data.domain, [m.clique for m in measurements]) <= limit
 
@@ -55,8 +55,8 @@ def test_aim_with_a_tight_limit_still_has_candidates() -> None:
     settings = AimSettings(workload_degree=2, rounds_per_attribute=16, max_model_cells=40,
                            round_iterations=5, final_iterations=5)
     ledger = Ledger()
-    measurements, _ = run_aim(data, 0.5, settings, Sensitivity(1.0, 1.0),
-                              RandomSource.seeded(1), ledger)
+    measurements, _ = run_aim(data, settings, Sensitivity(1.0, 1.0),
+                              RandomSource.seeded(1), ledger.open_filter(0.5, "AIM"))
     assert all(len(m.clique) == 1 for m in measurements[:4])
     assert model_cells(domain, [m.clique for m in measurements]) <= 40
     assert sum(e.count for e in ledger.events if e.kind == "exponential") == len(measurements) - 3
@@ -66,7 +66,8 @@ def test_one_way_model_above_the_limit_is_a_clear_error() -> None:
     data = wide_data()
     settings = AimSettings(workload_degree=2, rounds_per_attribute=1, max_model_cells=1000)
     with pytest.raises(ModelTooLargeError, match="above the limit max_cells=1,000") as caught:
-        run_aim(data, 1.0, settings, Sensitivity(1.0, 1.0), RandomSource.seeded(0), Ledger())
+        run_aim(data, settings, Sensitivity(1.0, 1.0), RandomSource.seeded(0),
+                Ledger().open_filter(1.0, "AIM"))
     assert isinstance(caught.value, SynthprivError)
 
 

@@ -204,8 +204,10 @@ MANIFEST_KEYS = {
     "randomness", "config", "schema", "versions", "files",
 }
 NESTED_KEYS = {
-    "guarantee": {"epsilon", "delta", "neighbouring", "statement"},
-    "ledger": {"neighbouring", "delta", "epsilon", "epsilon_rdp", "epsilon_pld", "events"},
+    "guarantee": {"epsilon", "delta", "neighbouring", "statement", "epsilon_if_noise_secret",
+                  "delta_if_noise_secret"},  # a seeded run's guarantee (there is none)
+    "ledger": {"neighbouring", "delta", "epsilon", "bound", "epsilon_rdp", "epsilon_pld",
+               "bounds_note", "events", "adaptive"},
     "plan": {"target_epsilon", "planned_epsilon", "delta", "neighbouring", "stages"},
     "records": {"released", "source"},
     "files": {"synthetic.csv"},
@@ -236,3 +238,17 @@ def test_manifest_is_a_fixed_allow_list(small_job, recipe: str) -> None:
     assert set(manifest["versions"]) == {"python", *VERSIONED_PACKAGES}
     assert manifest["randomness"]["mode"] == "seeded"
     assert manifest["records"]["source"] == "estimated from the noisy marginals (post-processing)"
+
+
+def test_a_seeded_run_states_no_guarantee_and_a_secure_run_states_one(small_job) -> None:
+    """Privacy review, issue 12, item 6: whoever has the seed can subtract the noise, so a seeded
+    run's manifest carries no (ε, δ); the ledger's figure is kept as "if the noise were secret"."""
+    seeded = run_job(small_job(seed=2)).manifest
+    guarantee = seeded["guarantee"]
+    assert guarantee["epsilon"] is None and guarantee["delta"] is None
+    assert guarantee["statement"].startswith("NO GUARANTEE")
+    assert guarantee["epsilon_if_noise_secret"] == seeded["ledger"]["epsilon"] > 0
+    secure = run_job(small_job(), force=True).manifest
+    assert secure["guarantee"]["epsilon"] == secure["ledger"]["epsilon"] > 0
+    assert "epsilon_if_noise_secret" not in secure["guarantee"]
+    assert "differential privacy for every individual row" in secure["guarantee"]["statement"]

@@ -1,0 +1,275 @@
+"""The adaptive domain: each column's bins chosen from its noisy 1-way counts (post-processing).
+
+A numeric column whose schema gives neither ``edges`` nor ``bins`` is encoded on a fine public
+grid (``NumericColumn.bin_edges``). The marginals stage measures every 1-way marginal on that grid
+first, as MST and AIM always do, and this module chooses, from those noisy counts alone, a coarser
+domain for everything measured after:
+
+* a numeric column: consecutive fine cells grouped to roughly equal mass, where the mass is the
+  isotonic (monotone) fit of the noisy cumulative counts, so pure-noise stretches weigh nothing;
+  a fine cell holding a whole bin's mass (and 3σ) is a bin of its own (a point mass: 0, a
+  top-code, a heaped value). The number of bins is ``round(sqrt(n̂ / (c·σ)))`` clamped to
+  [2, max_bins]: a 2-way cell of two such columns then expects about c·σ records, so the domain
+  shrinks where n̂·ε is small (σ ∝ 1/ε);
+* a categorical column: categories whose noisy count is below 3σ merged into one cell (MST's
+  domain compression, McKenna, Miklau & Sheldon 2021);
+* the missing code stays a cell of its own; explicit ``edges``/``bins`` are kept as they are.
+
+Privacy: a function of the noisy 1-way measurements, the public schema and the stage's public
+noise scale only — post-processing, no budget (tests/marginals/test_compress.py alters the raw
+table after the measurement and checks that nothing changes). The coarse 1-way measurement is the
+sum of its fine noisy cells (noise variance k·σ² in a cell of k fine cells); later marginals are
+counted on the coarse codes (``RecodedCounts``). Decoding draws a fine cell within each coarse
+cell in proportion to the fitted fine masses (``Coarsening.refine``), then a value in that cell.
+
+The constants below (c = ``BIN_NOISE_RATIO``, ``MAX_BINS``, the 3σ rule) were chosen on the
+development suite (benchmarks/suite.py: Adult and the ISLP tables), never on a judged table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.isotonic import IsotonicRegression
+
+from synthpriv.counting import CachedCounts
+from synthpriv.domain import CountSource, Domain, clique_counts
+from synthpriv.marginals.measurement import Measurement
+from synthpriv.schema import CategoricalColumn, NumericColumn, Schema
+
+Clique = tuple[str, ...]
+BIN_NOISE_RATIO = 1.0  # c: a 2-way cell of two adaptive columns expects about c·σ records
+MAX_BINS = 32
+SIGNIFICANT = 3.0  # a count below 3σ is not told apart from noise (MST's rule)
+MAX_FINE_MARGINAL_CELLS = 50_000_000  # counting on fine codes then summing, for count-only sources
+
+
+@dataclass(frozen=True)
+class Coarsening:
+    """Fine codes → coarse codes per attribute, and the fitted fine masses for decoding.
+
+    ``maps[a][f]`` is the coarse code of fine code ``f``; ``masses[a]`` the non-negative fine
+    masses used to draw a fine cell within a coarse one. Both are DP outputs (post-processing).
+    """
+
+    fine: Domain
+    coarse: Domain
+    maps: dict[str, np.ndarray]
+    masses: dict[str, np.ndarray]
+
+    @property
+    def changed(self) -> bool:
+        return self.fine != self.coarse
+
+    def recode(self, codes: np.ndarray, attributes: Sequence[str] | None = None) -> np.ndarray:
+        """Coarse codes of fine ``codes`` (columns: ``attributes``, default all, in order)."""
+        attributes = self.fine.attributes if attributes is None else tuple(attributes)
+        out = np.empty(codes.shape, dtype=np.int64)
+        for j, attribute in enumerate(attributes):
+            out[:, j] = self.maps[attribute][codes[:, j]]
+        return out
+
+    def refine(self, codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Fine codes for coarse ``codes`` (all attributes): within each coarse cell a fine cell
+        drawn in proportion to its fitted mass (uniformly if the cell has none)."""
+        out = np.empty(codes.shape, dtype=np.int64)
+        for j, attribute in enumerate(self.fine.attributes):
+            mapping, mass = self.maps[attribute], self.masses[attribute]
+            if len(mapping) == self.coarse.shape[j]:  # not coarsened: identity
+                out[:, j] = codes[:, j]
+                continue
+            out[:, j] = _draw_within(codes[:, j], mapping, mass, rng)
+        return out
+
+    def to_dict(self) -> dict[str, list[list[int]]]:
+        """Each coarsened attribute's coarse cells as lists of fine codes (a DP output)."""
+        described = {}
+        for attribute in self.fine.attributes:
+            mapping = self.maps[attribute]
+            if len(mapping) != self.coarse[attribute]:
+                described[attribute] = [np.flatnonzero(mapping == c).tolist()
+                                        for c in range(self.coarse[attribute])]
+        return described
+
+
+def _draw_within(
+    coarse: np.ndarray, mapping: np.ndarray, mass: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
+    """For each coarse code, a fine code of its group drawn ∝ ``mass`` (uniform if all zero)."""
+    order = np.argsort(mapping, kind="stable")  # fine codes grouped by coarse code
+    groups = mapping[order]
+    starts = np.searchsorted(groups, np.arange(mapping.max() + 1))
+    ends = np.searchsorted(groups, np.arange(mapping.max() + 1), side="right")
+    weights = mass[order].astype(float)
+    group_totals = np.add.reduceat(weights, starts) if len(starts) else weights
+    empty = group_totals[groups] <= 0
+    weights[empty] = 1.0  # a group with no fitted mass: uniform over its fine cells
+    cumulative = np.cumsum(weights)
+    before = np.where(starts > 0, cumulative[np.maximum(starts - 1, 0)], 0.0)
+    lo, hi = before[coarse], cumulative[ends[coarse] - 1]
+    points = lo + rng.random(len(coarse)) * (hi - lo)
+    index = np.searchsorted(cumulative, points, side="right")
+    index = np.clip(index, starts[coarse], ends[coarse] - 1)
+    return order[index]
+
+
+def fitted_masses(noisy: np.ndarray) -> np.ndarray:
+    """Non-negative masses of a noisy 1-way histogram over ordered cells: differences of the
+    isotonic least-squares fit of its cumulative sums (clipped at 0), so a stretch of pure noise
+    gets about no mass and the total stays the noisy total."""
+    cumulative = np.cumsum(noisy)
+    if len(cumulative) == 1:
+        return np.maximum(cumulative, 0.0)
+    positions = np.arange(len(cumulative), dtype=float)
+    fitted = IsotonicRegression(increasing=True).fit_transform(positions, cumulative)
+    fitted = np.maximum(fitted, 0.0)
+    return np.diff(np.concatenate([[0.0], fitted]))
+
+
+def bin_count(records: float, sigma: float, max_bins: int = MAX_BINS) -> int:
+    """Bins for an adaptive numeric column: sqrt(n̂ / (c·σ)) clamped to [2, max_bins]."""
+    wanted = np.sqrt(max(records, 0.0) / (BIN_NOISE_RATIO * sigma))
+    return int(np.clip(round(wanted), 2, max_bins))
+
+
+def numeric_groups(mass: np.ndarray, bins: int, sigma: float) -> np.ndarray:
+    """Coarse code of each fine cell (ordered): consecutive cells grouped to about
+    ``total / bins`` mass each (a bin closes before a cell that would take it further past the
+    target than it is short of it); a cell holding a whole bin's mass and 3σ is a bin alone."""
+    total = float(mass.sum())
+    target = total / bins if total > 0 else np.inf
+    point = (mass >= target) & (mass >= SIGNIFICANT * sigma)
+    groups = np.empty(len(mass), dtype=np.int64)
+    current, filled, opened = 0, 0.0, False
+    for i, m in enumerate(mass):
+        if point[i] or (opened and filled + m / 2 > target):
+            if opened:
+                current += 1
+            filled, opened = 0.0, False
+        groups[i] = current
+        if point[i]:
+            current += 1
+            continue
+        filled, opened = filled + m, True
+    if opened and filled < target / 2 and current > 0:
+        previous = groups == current - 1
+        if not point[previous].any():  # fold a thin tail into the bin before it
+            groups[groups == current] = current - 1
+    _, groups = np.unique(groups, return_inverse=True)
+    return groups
+
+
+def categorical_groups(noisy: np.ndarray, sigma: float) -> np.ndarray:
+    """Coarse code of each category: those with a noisy count of 3σ or more keep a cell each
+    (in their order), the others share one last cell (if there are two or more)."""
+    kept = noisy >= SIGNIFICANT * sigma
+    if (~kept).sum() < 2:
+        return np.arange(len(noisy))
+    groups = np.full(len(noisy), int(kept.sum()), dtype=np.int64)
+    groups[kept] = np.arange(int(kept.sum()))
+    return groups
+
+
+def choose_coarsening(
+    schema: Schema, fine: Domain, one_way: Sequence[Measurement], records: float,
+    max_bins: int = MAX_BINS, merge_categories: bool = True,
+) -> Coarsening:
+    """The coarse domain from the noisy 1-way ``one_way`` measurements (one per attribute, on
+    the fine domain) and the DP record estimate ``records``: post-processing only."""
+    by_attribute = {m.clique[0]: m for m in one_way if len(m.clique) == 1}
+    maps, masses, sizes = {}, {}, {}
+    for column in schema.modelled:
+        name = column.name
+        measurement = by_attribute[name]
+        noisy = np.asarray(measurement.noisy_counts, dtype=float)
+        sigma = float(np.max(measurement.sigma))
+        values = len(noisy) - int(column.missing)  # the missing code is last and stays alone
+        if isinstance(column, NumericColumn) and column.adaptive:
+            mass = fitted_masses(noisy[:values])
+            groups = numeric_groups(mass, bin_count(records, sigma, max_bins), sigma)
+        elif isinstance(column, CategoricalColumn) and merge_categories:
+            mass = np.maximum(noisy[:values], 0.0)
+            groups = categorical_groups(noisy[:values], sigma)
+        else:
+            mass, groups = np.maximum(noisy[:values], 0.0), np.arange(values)
+        if column.missing:
+            groups = np.append(groups, groups.max() + 1 if len(groups) else 0)
+            mass = np.append(mass, max(noisy[-1], 0.0))
+        maps[name], masses[name] = groups, mass
+        sizes[name] = int(groups.max()) + 1
+    return Coarsening(fine, Domain.from_sizes(sizes), maps, masses)
+
+
+def coarse_measurement(measurement: Measurement, coarsening: Coarsening) -> Measurement:
+    """A fine 1-way measurement summed into the coarse cells: each coarse cell's noise is the sum
+    of its k fine cells' (std σ·√k). Post-processing."""
+    (attribute,) = measurement.clique
+    mapping = coarsening.maps[attribute]
+    size = coarsening.coarse[attribute]
+    counts = np.bincount(mapping, weights=measurement.noisy_counts, minlength=size)
+    cells = np.bincount(mapping, minlength=size)
+    sigma = np.asarray(measurement.sigma) * np.sqrt(cells)
+    if np.all(cells == 1):
+        sigma = measurement.sigma
+    return Measurement(measurement.clique, counts, sigma)
+
+
+class RecodedCounts(CachedCounts):
+    """A count source over the coarse domain: exact counts of the coarse codes (each still a
+    histogram of sensitivity 1 under add/remove, √2 under replace-one: recoding a row's values
+    moves it between cells, it never splits it). Rows in memory or spooled are recoded block by
+    block, one pass for all the cliques asked together; a count-only source (the dask engine) is
+    asked the fine marginal, then summed."""
+
+    def __init__(self, source: CountSource, coarsening: Coarsening) -> None:
+        super().__init__(coarsening.coarse)
+        self.source = source
+        self.coarsening = coarsening
+
+    @property
+    def records(self) -> int:
+        return self.source.records
+
+    @property
+    def codes(self) -> np.ndarray:
+        """Every row's coarse codes (for a stage that trains on rows, like DP-SGD)."""
+        fine = getattr(self.source, "codes", None)
+        if fine is None:
+            raise AttributeError("codes")
+        return self.coarsening.recode(np.asarray(fine))
+
+    def _blocks(self) -> Iterable[np.ndarray] | None:
+        if hasattr(self.source, "blocks"):
+            return self.source.blocks()
+        codes = getattr(self.source, "codes", None)
+        return None if codes is None else [np.asarray(codes)]
+
+    def _count(self, cliques: list[Clique]) -> list[np.ndarray]:
+        blocks = self._blocks()
+        if blocks is None:
+            return [self._summed(c) for c in cliques]
+        totals = [np.zeros(self.domain.project(c).shape, dtype=np.int64) for c in cliques]
+        for block in blocks:
+            coarse = self.coarsening.recode(block)
+            for total, clique in zip(totals, cliques, strict=True):
+                total += clique_counts(coarse, self.domain, clique)
+        return totals
+
+    def _summed(self, clique: Clique) -> np.ndarray:
+        fine = self.coarsening.fine
+        if fine.size(clique) > MAX_FINE_MARGINAL_CELLS:
+            raise ValueError(
+                f"the marginal {'×'.join(clique)} has {fine.size(clique):,} cells on the fine grid: "
+                "too many to count on a count-only engine. Give these columns edges or bins in "
+                "the schema, or use data.engine: local."
+            )
+        counts = self.source.marginal(clique)
+        for axis, attribute in enumerate(clique):
+            mapping = self.coarsening.maps[attribute]
+            moved = np.moveaxis(counts, axis, 0)
+            summed = np.zeros((self.domain[attribute],) + moved.shape[1:])
+            np.add.at(summed, mapping, moved)
+            counts = np.moveaxis(summed, 0, axis)
+        return counts

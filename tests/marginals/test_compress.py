@@ -1,0 +1,185 @@
+"""The adaptive domain (synthpriv.marginals.compress): post-processing of the noisy 1-way counts,
+explicit edges kept, missing values a cell of their own, and decoding within coarse cells."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from synthpriv.domain import Dataset, Domain
+from synthpriv.encoding import TableEncoder
+from synthpriv.marginals.compress import (
+    Coarsening,
+    RecodedCounts,
+    bin_count,
+    categorical_groups,
+    coarse_measurement,
+    fitted_masses,
+    numeric_groups,
+)
+from synthpriv.marginals.measurement import Measurement
+from synthpriv.marginals.stage import MarginalsStage
+from synthpriv.privacy.accountant import Ledger
+from synthpriv.privacy.randomness import RandomSource
+from synthpriv.schema import parse_schema
+from synthpriv.stage import PipelineState, PlanContext
+
+SCHEMA = parse_schema({"columns": [
+    {"name": "age", "kind": "integer", "lower": 0, "upper": 99},               # adaptive
+    {"name": "spend", "kind": "continuous", "lower": 0, "upper": 1000, "missing": True},
+    {"name": "fixed", "kind": "integer", "lower": 0, "upper": 9, "edges": [0, 5, 9]},
+    {"name": "city", "kind": "categorical", "categories": list("abcdefgh")},
+]}, "test")
+
+
+def codes_of(rows: int, seed: int) -> np.ndarray:
+    """Ages piled on 30, spend with a point mass at 0 and 10 % missing, skewed cities."""
+    rng = np.random.default_rng(seed)
+    encoder = TableEncoder(SCHEMA)
+    age = np.where(rng.random(rows) < 0.4, 30, rng.integers(0, 100, rows))
+    spend = np.where(rng.random(rows) < 0.3, 0.0, rng.exponential(100, rows))
+    spend_code = encoder._bin(SCHEMA.columns[1], spend)
+    spend_code[rng.random(rows) < 0.1] = encoder.domain["spend"] - 1
+    fixed = rng.integers(0, 2, rows)
+    city = rng.choice(8, rows, p=[0.5, 0.3, 0.15, 0.02, 0.01, 0.01, 0.005, 0.005])
+    return np.stack([age, spend_code, fixed, city], axis=1)
+
+
+def run_mst(data, seed: int = 4, rho: float = 0.05) -> PipelineState:
+    encoder = TableEncoder(SCHEMA)
+    context = PlanContext(encoder.domain, "add_remove", 1e-6)
+    state = PipelineState(context, encoder, data)
+    stage = MarginalsStage({"selection": "mst", "iterations": 20}, context, "test")
+    stage.run(state, stage.plan(rho), Ledger(), RandomSource.seeded(seed))
+    return state
+
+
+class OneWayFrom:
+    """Answers 1-way marginals from one table and every other query from another: what the
+    stage sees if the raw table were altered right after the 1-way measurement."""
+
+    def __init__(self, one_way: Dataset, rest: Dataset) -> None:
+        self.one_way, self.rest, self.domain = one_way, rest, one_way.domain
+
+    @property
+    def records(self) -> int:
+        return self.rest.records
+
+    @property
+    def codes(self) -> np.ndarray:
+        return self.rest.codes
+
+    def marginal(self, attributes):
+        source = self.one_way if len(attributes) == 1 else self.rest
+        return source.marginal(attributes)
+
+    def marginals(self, cliques):
+        return {tuple(c): self.marginal(c) for c in cliques}
+
+
+def test_bins_are_post_processing_of_the_noisy_one_way_counts() -> None:
+    domain = TableEncoder(SCHEMA).domain
+    original = Dataset(codes_of(5000, seed=1), domain)
+    altered = Dataset(codes_of(5000, seed=2), domain)
+    plain = run_mst(original).coarsening
+    switched = run_mst(OneWayFrom(original, altered)).coarsening
+    assert plain.changed
+    assert plain.coarse == switched.coarse
+    for attribute in domain.attributes:
+        assert np.array_equal(plain.maps[attribute], switched.maps[attribute])
+        assert np.array_equal(plain.masses[attribute], switched.masses[attribute])
+    # and the other way round: a different 1-way table gives a different choice
+    assert not all(np.array_equal(plain.maps[a], run_mst(altered).coarsening.maps[a])
+                   for a in domain.attributes)
+
+
+def test_explicit_edges_are_kept_and_missing_is_a_cell_of_its_own() -> None:
+    domain = TableEncoder(SCHEMA).domain
+    state = run_mst(Dataset(codes_of(5000, seed=1), domain))
+    coarsening = state.coarsening
+    assert np.array_equal(coarsening.maps["fixed"], np.arange(domain["fixed"]))
+    spend = coarsening.maps["spend"]
+    assert (spend == spend[-1]).sum() == 1  # the missing code (last) shares its cell with nobody
+    assert coarsening.coarse["age"] < domain["age"]
+    assert coarsening.coarse["city"] < domain["city"]  # rare cities merged
+    # later marginals are counted on the coarse domain, and the model is over it
+    assert state.model.domain == coarsening.coarse
+    assert all(np.shape(m.noisy_counts) == coarsening.coarse.project(m.clique).shape
+               for m in state.measurements)
+
+
+def test_a_point_mass_is_a_bin_of_its_own_and_bins_hold_about_equal_mass() -> None:
+    mass = np.full(100, 10.0)
+    mass[30] = 600.0  # 600 of 1,590
+    groups = numeric_groups(mass, bins=8, sigma=5.0)
+    assert (groups == groups[30]).sum() == 1
+    sums = np.bincount(groups, weights=mass)
+    others = np.delete(sums, groups[30])
+    target = mass.sum() / 8
+    assert np.all(others <= 1.5 * target) and np.all(others >= 0.5 * target)
+    assert np.all(np.diff(groups) >= 0)  # consecutive cells: bins are intervals
+
+
+def test_fewer_bins_where_records_are_few_or_noise_is_large() -> None:
+    assert bin_count(100_000, 10.0) == 32
+    assert bin_count(5000, 60.0) == round(np.sqrt(5000 / 60))
+    assert bin_count(50, 60.0) == 2
+    assert bin_count(5000, 6.0) > bin_count(5000, 60.0)
+
+
+def test_fitted_masses_are_monotone_cumulative_and_keep_the_total() -> None:
+    rng = np.random.default_rng(0)
+    noisy = np.concatenate([np.zeros(500), np.full(10, 300.0)]) + rng.normal(0, 20, 510)
+    mass = fitted_masses(noisy)
+    assert np.all(mass >= 0)
+    assert mass.sum() == pytest.approx(max(noisy.sum(), 0), rel=0.05)
+    # the pure-noise stretch gets far less than the |noise| a clip at zero would give it
+    assert mass[:500].sum() < 0.25 * np.clip(noisy[:500], 0, None).sum()
+
+
+def test_rare_categories_below_three_sigma_share_one_cell() -> None:
+    groups = categorical_groups(np.array([100.0, 2.0, 50.0, -3.0, 1.0]), sigma=5.0)
+    assert groups.tolist() == [0, 2, 1, 2, 2]
+    assert categorical_groups(np.array([100.0, 2.0]), sigma=5.0).tolist() == [0, 1]
+
+
+def test_refine_draws_fine_cells_in_proportion_to_mass_within_the_coarse_cell() -> None:
+    fine, coarse = Domain(("x",), (4,)), Domain(("x",), (2,))
+    coarsening = Coarsening(fine, coarse, {"x": np.array([0, 0, 1, 1])},
+                            {"x": np.array([3.0, 1.0, 0.0, 0.0])})
+    codes = np.array([[0]] * 20000 + [[1]] * 20000)
+    drawn = coarsening.refine(codes, np.random.default_rng(0))[:, 0]
+    assert set(drawn[:20000]) == {0, 1} and set(drawn[20000:]) == {2, 3}
+    share = (drawn[:20000] == 0).mean()  # 3/4 expected; binomial std 0.003
+    assert abs(share - 0.75) < 0.015
+    assert abs((drawn[20000:] == 2).mean() - 0.5) < 0.015  # no mass: uniform
+
+
+def test_coarse_one_way_sums_fine_cells_with_their_noise() -> None:
+    fine, coarse = Domain(("x",), (4,)), Domain(("x",), (2,))
+    coarsening = Coarsening(fine, coarse, {"x": np.array([0, 0, 0, 1])},
+                            {"x": np.ones(4)})
+    merged = coarse_measurement(Measurement(("x",), np.array([1.0, 2.0, 3.0, 4.0]), 2.0),
+                                coarsening)
+    assert merged.noisy_counts.tolist() == [6.0, 4.0]
+    np.testing.assert_allclose(merged.sigma, [2.0 * np.sqrt(3), 2.0])
+
+
+def test_recoded_counts_match_counts_of_recoded_codes_on_every_path() -> None:
+    domain = TableEncoder(SCHEMA).domain
+    data = Dataset(codes_of(3000, seed=3), domain)
+    coarsening = run_mst(data).coarsening
+    recoded = RecodedCounts(data, coarsening)
+    expected = Dataset(coarsening.recode(data.codes), coarsening.coarse)
+
+    class CountsOnly:  # a count-only source (the dask engine's shape): fine marginals summed
+        def __init__(self) -> None:
+            self.domain, self.records = domain, data.records
+
+        def marginal(self, attributes):
+            return data.marginal(attributes)
+
+    summed = RecodedCounts(CountsOnly(), coarsening)
+    for clique in [("age",), ("age", "city"), ("spend", "fixed", "city")]:
+        np.testing.assert_array_equal(recoded.marginal(clique), expected.marginal(clique))
+        np.testing.assert_array_equal(summed.marginal(clique), expected.marginal(clique))
