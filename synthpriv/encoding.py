@@ -62,7 +62,8 @@ class TableEncoder:
 
     def decode(self, codes: np.ndarray, rng: np.random.Generator) -> pd.DataFrame:
         """Typed values for codes: categories, a value drawn uniformly within the bin (integers
-        within the bin's integers), NaN for the missing code, derived columns from their source.
+        within the bin's integers; a continuous column with a ``precision`` rounded to it, within
+        its bounds), NaN for the missing code, derived columns from their source.
         Post-processing: costs no budget."""
         columns = {}
         for j, column in enumerate(self.schema.modelled):
@@ -88,7 +89,9 @@ class TableEncoder:
         low, high = edges[code], edges[code + 1]
         if column.kind == "continuous":
             values = rng.uniform(low, high)
-            series = pd.Series(np.clip(values, column.lower, column.upper))
+            if column.precision is not None:  # as the data writes them: no spurious decimals
+                values = np.round(values, column.precision)
+            series = pd.Series(np.clip(values, *column.rounded_bounds()))
             return series.mask(missing)
         first = np.ceil(low)
         last = np.where(code == len(edges) - 2, np.floor(high), np.ceil(high) - 1)

@@ -127,8 +127,8 @@ class NumericColumn(_Strict):
     missing: bool = False
     derived_from: DerivedFrom | None = None
     precision: int | None = Field(
-        default=None, ge=0, le=15, description="continuous only: decimals the released values are "
-        "rounded to (post-processing); none: full float precision",
+        default=None, le=15, description="continuous only: decimals (1 to 15) the released values "
+        "are rounded to (post-processing); none: full float precision",
     )
 
     @model_validator(mode="after")
@@ -139,6 +139,11 @@ class NumericColumn(_Strict):
             raise ValueError(
                 f"'{self.name}': precision applies to continuous columns (an integer column's "
                 "values are whole already); remove it, or declare the column continuous"
+            )
+        if self.precision < 1:
+            raise ValueError(
+                f"'{self.name}': precision {self.precision} asks for whole values: declare the "
+                "column 'kind: integer' instead, or give 1 decimal or more"
             )
         lower, upper = self.rounded_bounds()
         if lower > upper:

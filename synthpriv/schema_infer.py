@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import textwrap
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 import pandas as pd
@@ -15,11 +16,15 @@ from synthpriv.schema import repeated
 from synthpriv.table import duplicate_header_message, header_names, written_and_resolved
 
 WARNING = (
-    "WARNING: this schema was drafted FROM THE DATA. Its bounds and category lists are NOT private "
-    "(a maximum is one person's value). Review every domain and replace it with public "
-    "knowledge before you release anything made with it."
+    "WARNING: this schema was drafted FROM THE DATA. Its bounds, category lists and precisions "
+    "(the most decimals seen in a column's cells) are NOT private (a maximum is one person's "
+    "value). Review every domain and replace it with public knowledge before you release "
+    "anything made with it, then delete the 'drafted_by' line: until then, runs and the manifest "
+    "flag the schema as a draft."
 )
+DRAFTED_BY = "synthpriv schema infer"
 MAX_CATEGORIES = 1000
+MAX_PRECISION = 15
 MAX_SOURCE_CATEGORIES = 100  # a derived column's source: a code list, not an identifier
 
 
@@ -61,6 +66,8 @@ def infer_schema(path: str | Path) -> tuple[dict, list[str]]:
                          lower=_plain(numbers.min()), upper=_plain(numbers.max()))
             if entry["lower"] == entry["upper"]:
                 entry["upper"] = entry["lower"] + 1
+            if not whole:
+                entry["precision"] = decimals(present)
         else:
             categories = sorted(present.unique().tolist())
             if len(categories) > MAX_CATEGORIES:
@@ -73,7 +80,28 @@ def infer_schema(path: str | Path) -> tuple[dict, list[str]]:
         entry["missing"] = bool((values == "").any())
         columns.append(entry)
     _draft_derived(table, columns, notes)
-    return {"unknown_categories": "error", "columns": columns}, notes
+    if any("precision" in entry for entry in columns):
+        notes.append(
+            "precision (continuous columns): the most decimals seen in the column's cells, read "
+            "from the data like the bounds; the release is rounded to it. Keep it if the "
+            "column's published format has that many decimals."
+        )
+    schema = {"drafted_by": DRAFTED_BY, "unknown_categories": "error", "columns": columns}
+    return schema, notes
+
+
+def decimals(cells: pd.Series) -> int:
+    """The most decimals written in ``cells`` (numbers as text: '1.50' has 2, '2e-3' has 3), at
+    most MAX_PRECISION (a schema's limit: beyond it a double has no more decimals to give)."""
+    most = 0
+    for cell in cells.unique():
+        try:
+            exponent = Decimal(cell).as_tuple().exponent
+        except InvalidOperation:
+            continue
+        if isinstance(exponent, int):
+            most = max(most, -exponent)
+    return min(most, MAX_PRECISION)
 
 
 def _draft_derived(table: pd.DataFrame, columns: list[dict], notes: list[str]) -> None:

@@ -1,0 +1,192 @@
+"""Warnings at plan time, before any data is read: a release that would be mostly noise, a schema
+drafted from the data, a TSTR that will be skipped. Public quantities only (config, schema,
+recipe, the plan's noise): these messages cost no budget and say nothing of the table.
+
+The noise estimate, per marginals stage (one_way, mst, aim; a generator stage has no per-cell
+noise and is not estimated):
+
+* σ: the noise standard deviation of one measured cell, from the plan's noise dict —
+  ``sigma_two_way`` (MST) or ``sigma_first_rounds`` (AIM, the largest σ its rounds use; annealing
+  only lowers it), both for 2-way marginals; ``sigma_one_way`` for the one_way selection (1-way);
+* m: the median, over modelled columns, of a column's cells — its categories, or its bins (an
+  adaptive numeric column, without ``edges``/``bins``, counts as at most the stage's ``max_bins``),
+  plus one for the missing code; C = m² cells in a typical 2-way marginal (m for 1-way). An
+  adaptive column gets fewer bins than ``max_bins`` when its counts are noisy, so C is an upper
+  bound there and the estimate errs towards warning;
+* Y = σ · C: the row count at which a typical cell's expected count n̂ / C equals σ.
+
+With a public row count n̂ (``data.public_records``) the warning fires when n̂ / C < σ: a typical
+measured cell would hold less signal than noise. Without one, n̂ is unknown before the data is read
+(and reading it would spend budget), so the plan states Y as a note ("a table of fewer than Y rows
+would be mostly noise") and warns only when Y exceeds ``UNKNOWN_ROWS_LIMIT``: then even a table of
+that size — larger than most tables synthesised — would be mostly noise.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from synthpriv.schema import CategoricalColumn, NumericColumn, Schema
+
+if TYPE_CHECKING:
+    from synthpriv.config import Job
+    from synthpriv.privacy.plan import Plan
+    from synthpriv.stage import Stage
+
+# Y above this, with n̂ unknown: mostly noise for most tables synthesised (the largest table of
+# the development suite, Adult's training split, has 32,561 rows; the ISLP tables 777–10,000).
+UNKNOWN_ROWS_LIMIT = 50_000
+SIGMA_KEYS = (("sigma_two_way", 2), ("sigma_first_rounds", 2), ("sigma_one_way", 1))
+DEFAULT_MAX_BINS = 32  # the marginals stage's default (synthpriv.marginals.compress.MAX_BINS)
+
+
+@dataclass(frozen=True)
+class NoiseEstimate:
+    """The noise of one measured cell against the expected count of a typical cell."""
+
+    stage: str
+    sigma: float  # noise std of one measured cell
+    degree: int  # 1 or 2: the marginals σ applies to
+    column_cells: float  # m: the median column's cells
+    records: int | None  # n̂ when public, else None
+
+    @property
+    def cells(self) -> float:
+        """C: cells of a typical marginal of this degree (m^degree)."""
+        return self.column_cells**self.degree
+
+    @property
+    def rows_needed(self) -> float:
+        """Y = σ·C: the rows at which a typical cell's expected count equals its noise."""
+        return self.sigma * self.cells
+
+    @property
+    def expected(self) -> float | None:
+        """n̂ / C: the expected count of a typical cell, when n̂ is public."""
+        return None if self.records is None else self.records / self.cells
+
+    @property
+    def useless(self) -> bool:
+        """Whether a typical cell would be mostly noise (the module docstring's rule)."""
+        if self.expected is not None:
+            return self.expected < self.sigma
+        return self.rows_needed > UNKNOWN_ROWS_LIMIT
+
+
+def column_cells(schema: Schema, max_bins: int | None) -> list[int]:
+    """Cells of each modelled column as the marginals are counted: categories or bins, adaptive
+    numeric columns at most ``max_bins`` (None: the adaptive domain is off, the fine grid is
+    counted), plus one for the missing code."""
+    cells = []
+    for column in schema.modelled:
+        if isinstance(column, CategoricalColumn):
+            size = len(column.categories)
+        else:
+            assert isinstance(column, NumericColumn)
+            size = len(column.bin_edges()) - 1
+            if column.adaptive and max_bins is not None:
+                size = min(size, max_bins)
+        cells.append(size + int(column.missing))
+    return cells
+
+
+def noise_estimates(
+    job: Job, plan: Plan, stages: list[tuple[Stage, float]]
+) -> list[NoiseEstimate]:
+    """One estimate per marginals stage of the plan that measures with noise."""
+    estimates = []
+    for (stage, _share), stage_plan in zip(stages, plan.stages, strict=True):
+        if stage.name != "marginals":
+            continue
+        from synthpriv.marginals.stage import MarginalsOptions
+
+        options = stage.options
+        max_bins = DEFAULT_MAX_BINS
+        if isinstance(options, MarginalsOptions):
+            max_bins = options.max_bins if options.adaptive_domain else None
+        sigma, degree = next(((stage_plan.noise[key], degree) for key, degree in SIGMA_KEYS
+                              if key in stage_plan.noise), (None, 0))
+        if sigma is None:
+            continue
+        median = statistics.median(column_cells(job.schema, max_bins))
+        estimates.append(NoiseEstimate(stage.name, float(sigma), degree, float(median),
+                                       job.config.data.public_records))
+    return estimates
+
+
+def describe(estimate: NoiseEstimate) -> str:
+    """The estimate as a sentence: σ against the expected count (or the rows needed), and what
+    to change when it is too noisy."""
+    way = f"{estimate.degree}-way"
+    cell = (f"each {way} cell gets noise σ = {_figure(estimate.sigma)}; a typical {way} marginal has "
+            f"up to {estimate.cells:,.0f} cells (median column: {estimate.column_cells:g} cells, "
+            "a numeric column without edges/bins counted at max_bins)")
+    if estimate.expected is not None:
+        ratio = estimate.sigma / estimate.expected
+        text = (f"{cell}, so with the public row count {estimate.records:,} a cell expects "
+                f"{_figure(estimate.expected)} rows: ")
+        if not estimate.useless:
+            return text + f"noise is {ratio:.2g}× the expected count."
+        return (text + f"the noise is {ratio:.2g}× the signal, and the release would be mostly "
+                "noise. " + _fixes(ratio))
+    text = (f"{cell}: a table of fewer than {estimate.rows_needed:,.0f} rows would be mostly "
+            "noise (the row count is not public: set data.public_records to check it)")
+    if not estimate.useless:
+        return text + "."
+    return (text + f", more than most tables have (above {UNKNOWN_ROWS_LIMIT:,}). "
+            + _fixes(None))
+
+
+def _figure(value: float) -> str:
+    """A figure as people read it: 4,429 rather than 4.43e+03, 0.347 rather than 0.3466."""
+    return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
+
+
+def _fixes(ratio: float | None) -> str:
+    """What to change; ``ratio`` = σ / expected count, when n̂ is public."""
+    more = f": roughly {ratio:.2g}× the ε" if ratio is not None else ""
+    return (f"To fix: raise budget.epsilon (σ falls about as 1/ε{more}), model fewer columns "
+            "(AIM's and MST's σ grow with their number), or use a coarser domain (fewer "
+            "categories, coarser bins, a lower pipeline.stages.marginals.max_bins).")
+
+
+def plan_messages(
+    job: Job, plan: Plan, stages: list[tuple[Stage, float]], evaluate: bool = True
+) -> list[str]:
+    """Every plan-time message, each starting with ``WARNING:`` or ``note:``; ``evaluate`` is
+    False when no evaluation follows (``--no-evaluation``)."""
+    messages = []
+    for estimate in noise_estimates(job, plan, stages):
+        level = "WARNING" if estimate.useless else "note"
+        messages.append(f"{level}: stage '{estimate.stage}': {describe(estimate)}")
+    if job.schema.drafted_by is not None:
+        messages.append(draft_warning(job))
+    note = tstr_note(job, evaluate)
+    if note is not None:
+        messages.append(note)
+    return messages
+
+
+def draft_warning(job: Job) -> str:
+    """The schema says it was drafted by a tool and never reviewed (``drafted_by``)."""
+    return (f"WARNING: the schema (data.schema of {job.source}) is a draft written by "
+            f"'{job.schema.drafted_by}' and never marked reviewed: its bounds, categories and "
+            "precision were read from the data, so they may not be public and the release may "
+            "leak them outside the (ε, δ) guarantee. Review every domain, replace it with public "
+            "knowledge, then delete the schema's 'drafted_by' line.")
+
+
+def tstr_note(job: Job, evaluate: bool = True) -> str | None:
+    """What happens to train-synthetic/test-real when a target is set but no real rows are kept
+    from the generator (no data.holdout, no evaluation.holdout_fraction): it is skipped."""
+    evaluation, data = job.config.evaluation, job.config.data
+    if (not evaluate or not evaluation.enabled or evaluation.target is None
+            or data.holdout is not None or evaluation.holdout_fraction is not None):
+        return None
+    return (f"note: evaluation.target '{evaluation.target}' is set, but there is no holdout "
+            "(data.holdout) and no evaluation.holdout_fraction, so train-synthetic/test-real "
+            "(TSTR) will be skipped: it tests on real rows the generator did not see, and nothing "
+            "is held back by default. Name a holdout file in data.holdout, or set "
+            "evaluation.holdout_fraction (e.g. 0.2) to hold back that share of the rows.")
