@@ -24,6 +24,7 @@ from synthpriv.config import EvaluationConfig
 from synthpriv.evaluation.attacks import anonymeter_risks, run_membership_attacks
 from synthpriv.evaluation.controls import control_generators
 from synthpriv.evaluation.discretize import Discretizer
+from synthpriv.evaluation.sampling import SampleSizes, TableSamples
 from synthpriv.evaluation.shadow import Generator, IdentityGenerator, shadow_attack
 from synthpriv.evaluation.utility import evaluate_utility, marginal_tvd
 
@@ -114,9 +115,11 @@ def evaluate_privacy(
     claim: Claim | None,
     shadow_generator: Generator | None = None,
     progress: bool = True,
+    shadow_real: pd.DataFrame | None = None,
 ) -> dict:
     """Membership attacks on the release, the same attacks on the positive controls, anonymeter
-    risks and (opt-in) the shadow-model attack. Members = ``real``, non-members = ``holdout``."""
+    risks and (opt-in) the shadow-model attack. Members = ``real``, non-members = ``holdout``;
+    the shadow attack draws its own tables from ``shadow_real`` (default ``real``)."""
     delta = claim.delta if claim is not None else DEFAULT_DELTA
     privacy: dict[str, Any] = {
         "members": "training rows", "non_members": "holdout rows", "delta": delta,
@@ -155,7 +158,7 @@ def evaluate_privacy(
             if shadow.identity_control:
                 generators["identity"] = IdentityGenerator()
             privacy["shadow"] = shadow_attack(
-                real, generators, numeric_columns=numeric_columns,
+                real if shadow_real is None else shadow_real, generators, numeric_columns=numeric_columns,
                 neighbouring=claim.neighbouring if claim else "add_remove",  # type: ignore[arg-type]
                 delta=delta, shadow_tables=shadow.shadow_tables,
                 vulnerable_targets=shadow.vulnerable_targets, random_targets=shadow.random_targets,
@@ -214,10 +217,20 @@ def evaluate_tables(
     shadow_generator: Generator | None = None,
     name: str = "synthetic",
     progress: bool = True,
+    sizes: SampleSizes | None = None,
 ) -> dict:
-    """The whole evaluation as one JSON-serialisable dict (see the module docstring)."""
+    """The whole evaluation as one JSON-serialisable dict (see the module docstring).
+
+    Each part reads at most ``sizes`` rows of each table (default: ``default_sizes(settings)``,
+    see ``synthpriv.evaluation.sampling``); ``report["data"]["sampled"]`` and a note say which
+    parts read a sample and how many rows, so large tables are evaluated in bounded time and
+    memory.
+    """
     started = time.perf_counter()
-    synthetic = synthetic[list(real.columns)]
+    if list(synthetic.columns) != list(real.columns):  # a copy: only when the order differs
+        synthetic = synthetic[list(real.columns)]
+    samples = TableSamples({"real": real, "synthetic": synthetic, "holdout": holdout},
+                           default_sizes(settings) if sizes is None else sizes)
     report: dict[str, Any] = {
         "synthpriv_evaluation": 1,
         "name": name,
@@ -237,8 +250,15 @@ def evaluate_tables(
     report["utility"] = evaluate_utility(
         real, synthetic, numeric_columns=numeric_columns, target=settings.target,
         holdout=holdout, quality_report=settings.quality_report, seed=settings.attack_seed,
+        samples=samples,
     )
-    report["column_fidelity"] = column_fidelity(real, synthetic, numeric_columns)
+    report["column_fidelity"] = column_fidelity(
+        samples.rows("real", "marginals"), samples.rows("synthetic", "marginals"), numeric_columns
+    )
+    efficacy = report["utility"].get("ml_efficacy")
+    if efficacy:
+        report["notes"].append(f"machine-learning efficacy for '{efficacy['target']}' is a "
+                               f"{efficacy['task']} task: {efficacy['metric']}")
     report["utility"]["seconds"] = time.perf_counter() - start
     if settings.target is not None and holdout is None:
         report["notes"].append("no holdout: machine-learning efficacy (TSTR) was skipped")
@@ -251,13 +271,27 @@ def evaluate_tables(
         )
     else:
         report["privacy"] = evaluate_privacy(
-            real, synthetic, holdout, numeric_columns=numeric_columns, settings=settings,
-            claim=claim, shadow_generator=shadow_generator, progress=progress,
+            samples.rows("real", "attacks"), samples.rows("synthetic", "attacks"),
+            samples.rows("holdout", "attacks"), numeric_columns=numeric_columns,
+            settings=settings, claim=claim, shadow_generator=shadow_generator, progress=progress,
+            shadow_real=real,
         )
     if holdout_source == "held back from the input":
         report["notes"].append(
             "the holdout is a random share of the input held back from the generator "
             "(evaluation.holdout_fraction): the release was fitted without those rows"
         )
+    report["data"]["sampled"] = samples.summary()
+    note = samples.note()
+    if note:
+        report["notes"].append(note)
     report["seconds"] = time.perf_counter() - started
     return report
+
+
+def default_sizes(settings: EvaluationConfig) -> SampleSizes:
+    """The default sample sizes, seeded with ``attack_seed``; every row when the config turns
+    sampling off (``evaluation.sample: false``, if the config has that key)."""
+    if getattr(settings, "sample", True) is False:
+        return SampleSizes.disabled(settings.attack_seed)
+    return SampleSizes(seed=settings.attack_seed)

@@ -37,16 +37,19 @@ from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder, StandardScaler
 from threadpoolctl import threadpool_limits
 
 from synthpriv.evaluation.discretize import Discretizer, as_labels, quantile_edges
+from synthpriv.evaluation.sampling import SampleSizes, TableSamples
 
 __all__ = [
     "Discretizer",
     "association_difference",
     "association_matrix",
+    "efficacy_summary",
     "evaluate_utility",
     "marginal_tvd",
     "ml_efficacy",
     "quantile_edges",
     "sdv_quality",
+    "target_task",
 ]
 
 MISSING = "__missing__"
@@ -328,32 +331,45 @@ def _default_positive_class(labels: pd.Series) -> str:
     return str(sorted(rarest)[-1])
 
 
+def _binary_auc(is_class: np.ndarray, scores: np.ndarray) -> float:
+    """ROC AUC of ``scores`` against ``is_class``; NaN when the test rows hold one side only."""
+    return roc_auc_score(is_class, scores) if 0 < is_class.sum() < is_class.size else np.nan
+
+
 def _classification_scores(
     model: Pipeline | None,
     constant: str | None,
     x_test: pd.DataFrame,
     y_test: pd.Series,
-    positive: str,
+    positive: str | None,
 ) -> dict[str, float | None]:
-    """ROC AUC of P(positive) against y == positive, and accuracy, on the test rows.
+    """AUC and accuracy on the test rows.
 
-    ``constant`` replaces a model when the training target had a single class: every test row
-    is predicted as that class and every score is the same, so AUC is 0.5.
+    Binary (``positive`` given): ROC AUC of P(positive) against y == positive. Multi-class
+    (``positive`` None): macro one-vs-rest ROC AUC, the unweighted mean over the test's classes of
+    each class's AUC of P(class) against the rest (sklearn's ``multi_class="ovr"``,
+    ``average="macro"``, computed per class so a class the model never saw scores 0). Chance is
+    0.5 either way. ``constant`` replaces a model when the training target had a single class:
+    every test row is predicted as that class and every score is the same, so AUC is 0.5.
     """
-    is_positive = (y_test == positive).to_numpy()
+    labels = y_test.to_numpy()
     if model is None:
         predicted = np.full(len(y_test), constant, dtype=object)
-        scores = np.zeros(len(y_test))
+        classes, probabilities = [], np.zeros((len(y_test), 0))
     else:
         predicted = model.predict(x_test)
-        classes = list(model.classes_)
-        probabilities = model.predict_proba(x_test)
-        scores = probabilities[:, classes.index(positive)] if positive in classes else np.zeros(len(y_test))
-    auc = roc_auc_score(is_positive, scores) if 0 < is_positive.sum() < len(y_test) else np.nan
-    return {
-        "auc": _json_float(auc),
-        "accuracy": float(accuracy_score(y_test.to_numpy(), predicted)),
-    }
+        classes, probabilities = list(model.classes_), model.predict_proba(x_test)
+
+    def scores(label: str) -> np.ndarray:
+        """P(label) per test row; 0 for a label the model never saw in training."""
+        return probabilities[:, classes.index(label)] if label in classes else np.zeros(len(labels))
+
+    if positive is not None:
+        auc = _binary_auc(labels == positive, scores(positive))
+    else:
+        per_class = [_binary_auc(labels == c, scores(c)) for c in sorted(set(labels))]
+        auc = float(np.mean(per_class)) if len(per_class) > 1 else np.nan
+    return {"auc": _json_float(auc), "accuracy": float(accuracy_score(labels, predicted))}
 
 
 _BUILDERS = {"linear": _linear_pipeline, "gradient_boosting": _boosting_pipeline}
@@ -386,10 +402,11 @@ def _classification_models(
     y_test: pd.Series,
     columns: tuple[list[str], list[str]],
     seed: int,
-    positive: str,
+    positive: str | None,
     notes: list[str],
 ) -> dict[str, dict[str, float | None]]:
-    """AUC and accuracy of each model; a one-class training target fits no model (AUC 0.5)."""
+    """AUC and accuracy of each model; a one-class training target fits no model (AUC 0.5).
+    ``positive`` None: a multi-class target, scored by macro one-vs-rest AUC."""
     constant = None
     if y_train.nunique() < 2:
         constant = str(y_train.iloc[0])
@@ -397,7 +414,7 @@ def _classification_models(
             f"training target has the single class {constant!r}: no model fitted, every row is "
             "predicted as that class (AUC 0.5)"
         )
-    if not 0 < (y_test == positive).sum() < len(y_test):
+    if positive is not None and not 0 < (y_test == positive).sum() < len(y_test):
         notes.append(f"test target is all or none {positive!r}: AUC undefined (None)")
     models = {}
     for name, build in _BUILDERS.items():
@@ -408,6 +425,39 @@ def _classification_models(
     return models
 
 
+def target_task(values: pd.Series, numeric: bool) -> tuple[str, list[str]]:
+    """("classification", the sorted class labels) or ("regression", []) for a target column
+    whose real values are ``values``.
+
+    A categorical target is a classification task. So is a numeric column with exactly two
+    distinct values (0/1, 1/2, any dtype): R² of a 0/1 indicator says little, its AUC is the
+    usual figure. Any other numeric target is a regression task.
+    """
+    classes = sorted(as_labels(values).dropna().astype(str).unique())
+    if not numeric or len(classes) == 2:
+        return "classification", classes
+    return "regression", []
+
+
+def _metric(task: str, positive: str | None, n_classes: int) -> str:
+    """The headline metric of a task, in words, for the report."""
+    if task == "regression":
+        return "R² (0 = predicting the mean) and mean absolute error"
+    if positive is not None:
+        return f"ROC AUC of {positive!r} against the other class (binary; chance 0.5), and accuracy"
+    return (f"macro one-vs-rest ROC AUC over {n_classes} classes (multi-class: the mean over classes "
+            "of each class's AUC against the rest; chance 0.5), and accuracy")
+
+
+def _baseline(task: str, y_test: pd.Series | np.ndarray) -> dict[str, float]:
+    """What a constant prediction scores on the test rows: AUC 0.5 and the majority class's share
+    (classification), R² 0 and the MAE of the test median (regression)."""
+    if task == "regression":
+        values = np.asarray(y_test, dtype=np.float64)
+        return {"r2": 0.0, "mae": float(np.abs(values - np.median(values)).mean())}
+    return {"auc": 0.5, "accuracy": float(pd.Series(y_test).value_counts(normalize=True).max())}
+
+
 def ml_efficacy(
     train: pd.DataFrame,
     test: pd.DataFrame,
@@ -416,21 +466,28 @@ def ml_efficacy(
     seed: int = 0,
     *,
     positive_class: str | None = None,
+    multiclass: bool | None = None,
+    task: str | None = None,
     n_threads: int | None = 1,
 ) -> dict[str, Any]:
     """Train on ``train``, score on the real holdout ``test``; two models.
 
     Models: "linear" (logistic regression, or ridge for a numeric target, on one-hot categoricals
     and scaled numerics) and "gradient_boosting" (HistGradientBoosting with native categorical
-    support). A categorical target gives ROC AUC and accuracy, where AUC is that of
-    ``positive_class`` against the rest (default: the least frequent class of ``test``, which is
-    always real; ties -> sorted-last label). A numeric target gives R² and MAE. Rows with a
-    missing target are dropped. A training target with one class yields AUC 0.5 and a note.
-    ``n_threads`` caps OpenMP/BLAS threads while fitting (restored afterwards): on tables of
-    Adult's size more threads gain little and oversubscribe shared machines; None = no cap.
+    support). ``task`` defaults to ``target_task`` of the test's target (a two-valued numeric
+    column is a classification task). Classification gives ROC AUC and accuracy: binary, the AUC
+    of ``positive_class`` against the rest (default: the least frequent class of ``test``, which
+    is always real; ties -> sorted-last label); multi-class (``multiclass``, default: more than
+    two classes in ``test`` and no ``positive_class``), the macro one-vs-rest AUC. Regression
+    gives R² and MAE. The result names the task, the ``metric`` and a constant-prediction
+    ``baseline``. Rows with a missing target are dropped. A training target with one class
+    yields AUC 0.5 and a note. ``n_threads`` caps OpenMP/BLAS threads while fitting (restored
+    afterwards): on tables of Adult's size more threads gain little and oversubscribe shared
+    machines; None = no cap.
     """
     numeric_columns = list(numeric_columns)
-    task = "regression" if target in numeric_columns else "classification"
+    if task is None:
+        task = target_task(test[target], target in numeric_columns)[0]
     train = _aligned(test, train)
     train = train[~_missing(train[target])]
     test = test[~_missing(test[target])]
@@ -456,11 +513,16 @@ def ml_efficacy(
             y_train = pd.to_numeric(train[target], errors="coerce").to_numpy(dtype=np.float64)
             y_test = pd.to_numeric(test[target], errors="coerce").to_numpy(dtype=np.float64)
             result["models"] = _regression_models(x_train, y_train, x_test, y_test, columns, seed)
+            result.update(metric=_metric(task, None, 0), baseline=_baseline(task, y_test))
             return result
         y_train = as_labels(train[target]).astype(str)
         y_test = as_labels(test[target]).astype(str)
-        positive = positive_class or _default_positive_class(y_test)
-        result["positive_class"] = positive
+        n_classes = int(y_test.nunique())
+        if multiclass is None:
+            multiclass = positive_class is None and n_classes > 2
+        positive = None if multiclass else positive_class or _default_positive_class(y_test)
+        result.update(positive_class=positive, n_classes=n_classes,
+                      metric=_metric(task, positive, n_classes), baseline=_baseline(task, y_test))
         result["models"] = _classification_models(
             x_train, y_train, x_test, y_test, columns, seed, positive, result["notes"]
         )
@@ -538,6 +600,8 @@ def _aligned(real: pd.DataFrame, synthetic: pd.DataFrame) -> pd.DataFrame:
             f"only real: {sorted(set(real.columns) - set(synthetic.columns))}, "
             f"only synthetic: {sorted(set(synthetic.columns) - set(real.columns))}"
         )
+    if list(synthetic.columns) == list(real.columns):
+        return synthetic  # no copy: the tables may have millions of rows
     return synthetic[list(real.columns)]
 
 
@@ -574,18 +638,26 @@ def evaluate_utility(
     max_three_way: int = 500,
     seed: int = 0,
     quality_report: bool = True,
+    samples: TableSamples | None = None,
 ) -> dict:
     """Every utility figure as a JSON-serialisable dict: {"marginals": {...}, "association": {...},
     "ml_efficacy": {...} (only when target and holdout are given), "sdv_quality": {...}}.
 
     Marginals: TVD of all 1- and 2-way and up to ``max_three_way`` (seeded sample) 3-way
     marginals, on ``bins`` quantile bins of the real numeric columns. ML efficacy: TSTR next to
-    TRTR, both tested on ``holdout``. Not differentially private (reads the real table).
+    TRTR, both tested on ``holdout``, with the task (``target_task`` of the real target), its
+    metric and a constant-prediction baseline. ``samples`` (built from ``real``, ``synthetic`` and
+    ``holdout``) gives the rows each part reads; None = every row. Not differentially private
+    (reads the real table).
     """
     synthetic = _aligned(real, synthetic)
     numeric_columns = list(numeric_columns)
-    discretizer = Discretizer.fit(real, numeric_columns, bins)
-    real_codes, synth_codes = discretizer.transform(real), discretizer.transform(synthetic)
+    if samples is None:
+        samples = TableSamples({"real": real, "synthetic": synthetic, "holdout": holdout},
+                               SampleSizes.disabled(seed))
+    real_rows, synthetic_rows = samples.rows("real", "marginals"), samples.rows("synthetic", "marginals")
+    discretizer = Discretizer.fit(real_rows, numeric_columns, bins)
+    real_codes, synth_codes = discretizer.transform(real_rows), discretizer.transform(synthetic_rows)
     marginals: dict[str, Any] = {"bins": bins}
     for order in range(1, min(3, len(real.columns)) + 1):
         marginals[f"{order}-way"] = marginal_tvd(
@@ -597,7 +669,10 @@ def evaluate_utility(
             max_marginals=max_three_way if order == 3 else None,
             seed=seed,
         )
-    association = association_difference(real, synthetic, numeric_columns)
+    del real_codes, synth_codes
+    association = association_difference(
+        samples.rows("real", "association"), samples.rows("synthetic", "association"), numeric_columns
+    )
     for key in ("matrix", "real", "synthetic"):
         association[key] = _matrix_to_dict(association[key])
     result: dict[str, Any] = {
@@ -608,19 +683,61 @@ def evaluate_utility(
         "association": association,
     }
     if target is not None and holdout is not None:
-        positive = None
-        if target not in numeric_columns:
-            positive = _default_positive_class(as_labels(real[target]).dropna().astype(str))
-        trtr = ml_efficacy(real, holdout, target, numeric_columns, seed, positive_class=positive)
-        tstr = ml_efficacy(synthetic, holdout, target, numeric_columns, seed, positive_class=positive)
-        result["ml_efficacy"] = {
-            "task": trtr["task"],
-            "target": target,
-            "positive_class": trtr.get("positive_class"),
-            "rows_holdout": trtr["rows_test"],
-            "models": _side_by_side(trtr, tstr),
-            "notes": trtr["notes"] + tstr["notes"],
-        }
+        result["ml_efficacy"] = _tstr(samples, target, numeric_columns, seed)
     if quality_report:
-        result["sdv_quality"] = sdv_quality(real, synthetic, numeric_columns)
+        result["sdv_quality"] = sdv_quality(
+            samples.rows("real", "quality_report"), samples.rows("synthetic", "quality_report"),
+            numeric_columns,
+        )
     return result
+
+
+def _tstr(samples: TableSamples, target: str, numeric_columns: list[str], seed: int) -> dict:
+    """TRTR and TSTR side by side; the task, classes and positive class come from the whole real
+    target column (cheap), the models from the ``tstr`` samples."""
+    task, classes = target_task(samples.full["real"][target], target in numeric_columns)
+    positive = None
+    if task == "classification" and len(classes) <= 2:
+        positive = _default_positive_class(as_labels(samples.full["real"][target]).dropna().astype(str))
+    holdout = samples.rows("holdout", "tstr")
+    shared = {"positive_class": positive, "multiclass": len(classes) > 2, "task": task}
+    trtr = ml_efficacy(samples.rows("real", "tstr"), holdout, target, numeric_columns, seed, **shared)
+    tstr = ml_efficacy(samples.rows("synthetic", "tstr"), holdout, target, numeric_columns, seed,
+                       **shared)
+    return {
+        "task": task,
+        "target": target,
+        "metric": trtr["metric"],
+        "headline": "r2" if task == "regression" else "auc",
+        "n_classes": len(classes) if task == "classification" else None,
+        "positive_class": positive,
+        "baseline": trtr["baseline"],
+        "rows_holdout": trtr["rows_test"],
+        "rows_train": {"real": trtr["rows_train"], "synthetic": tstr["rows_train"]},
+        "models": _side_by_side(trtr, tstr),
+        "notes": trtr["notes"] + tstr["notes"],
+    }
+
+
+def efficacy_summary(efficacy: dict) -> str:
+    """One line on TSTR for the terminal: the metric named (binary AUC, macro one-vs-rest AUC
+    over k classes, or R²/MAE), next to training on real and to a constant prediction."""
+    gb = efficacy["models"]["gradient_boosting"]
+    tstr, trtr, base = gb["tstr"], gb["trtr"], efficacy.get("baseline", {})
+
+    def fmt(value: float | None) -> str:
+        return "n/a" if value is None else f"{value:.3f}"
+
+    if efficacy["task"] == "regression":
+        return (f"TSTR R² {fmt(tstr['r2'])}, MAE {tstr['mae']:.4g} for '{efficacy['target']}' "
+                f"(regression; trained on real: R² {fmt(trtr['r2'])}, MAE {trtr['mae']:.4g}; "
+                f"constant prediction: R² 0, MAE {base.get('mae', float('nan')):.4g})")
+    n_classes = efficacy.get("n_classes") or 2
+    chance = "below chance" if tstr["auc"] is not None and tstr["auc"] < 0.5 else "chance 0.5"
+    if n_classes > 2:
+        name, kind = "macro one-vs-rest AUC", f"{n_classes}-class '{efficacy['target']}'"
+    else:
+        name, kind = "AUC", f"binary '{efficacy['target']}', {efficacy['positive_class']!r} vs the rest"
+    return (f"TSTR {name} {fmt(tstr['auc'])} ({kind}; {chance}; trained on real: "
+            f"{fmt(trtr['auc'])}); accuracy {fmt(tstr['accuracy'])} (majority class "
+            f"{fmt(base.get('accuracy'))})")

@@ -1,0 +1,179 @@
+"""Evaluation at scale: time and peak memory of ``evaluate_tables`` on a 10^6-row (or 10^7-row)
+Adult-shaped job, with the evaluation's row sampling on (the default) and off.
+
+    .venv/bin/python benchmarks/evaluation_scale.py --rows 1e6 --out /tmp/evaluation-scale
+    .venv/bin/python benchmarks/evaluation_scale.py --rows 1e6,1e7 --modes sampled --out /tmp/evaluation-scale
+
+Per size: the training table is Adult's training rows drawn with replacement (seeded, numeric columns
+jittered within their public bounds: ``scale_benchmark.generate``), the holdout is Adult's test rows
+drawn with replacement (a quarter as many rows, another seed). An MST job (configs/adult-mst.yaml
+pointed at those files, δ = 1e-8, evaluation off) makes the release, timed as "synthesis". Then each
+mode runs in a fresh process that reads the three tables and calls ``evaluate_tables`` with the
+config's default evaluation settings (target income, attacks, identity and Gaussian-copula
+controls, anonymeter, SDMetrics quality report): "sampled" uses the default ``SampleSizes``, "full"
+passes ``SampleSizes.disabled()`` (every part reads every row, as before sampling existed). Peak
+RSS is the process's VmHWM, reset (``/proc/self/clear_refs``) after the tables are read, so it is
+the evaluation's own peak with the tables resident. One JSON line per run goes to
+``<out>/results.jsonl``; a table is printed at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from scale_benchmark import generate, high_water_mark  # noqa: E402
+
+ADULT = ROOT / "data" / "adult"
+HOLDOUT_SHARE = 4  # holdout rows = rows // HOLDOUT_SHARE
+
+
+def vm_rss() -> int:
+    """Resident memory of this process now, in bytes (VmRSS)."""
+    with open("/proc/self/status") as handle:
+        line = next(row for row in handle if row.startswith("VmRSS:"))
+    return int(line.split()[1]) * 1024
+
+
+def holdout_csv(path: Path, rows: int, seed: int = 1) -> Path:
+    """Adult's test rows drawn with replacement (seeded): real-shaped non-members."""
+    base = pd.read_csv(ADULT / "adult_test.csv", dtype=str, keep_default_na=False)
+    rng = np.random.default_rng(seed)
+    base.iloc[rng.integers(0, len(base), rows)].to_csv(path, index=False)
+    return path
+
+
+def prepare(rows: int, out: Path) -> dict:
+    """Data, holdout and the MST release for ``rows`` rows (reused when already there)."""
+    folder = out / f"rows-{rows}"
+    folder.mkdir(parents=True, exist_ok=True)
+    data = folder / "train.csv"
+    if not data.exists():
+        generate(data, rows)
+    holdout = folder / "holdout.csv"
+    if not holdout.exists():
+        holdout_csv(holdout, rows // HOLDOUT_SHARE)
+    config = yaml.safe_load((ROOT / "configs" / "adult-mst.yaml").read_text())
+    config["name"] = f"evaluation-scale-{rows}"
+    config["data"].update(path=str(data), schema=str(folder / "train.schema.yaml"),
+                          holdout=str(holdout))
+    config["budget"]["delta"] = 1e-8
+    config["evaluation"]["enabled"] = False
+    config_path = folder / "job.yaml"
+    config_path.write_text(yaml.safe_dump(config, sort_keys=False))
+    release = folder / "release"
+    timing = folder / "synthesis.json"
+    if not (release / "synthetic.csv").exists() or not timing.exists():
+        start = time.perf_counter()
+        subprocess.run([str(ROOT / ".venv" / "bin" / "synthpriv"), "run", str(config_path),
+                        "--out", str(release), "--force", "--no-evaluation"], check=True)
+        timing.write_text(json.dumps({"seconds": time.perf_counter() - start}))
+    return {"config": config_path, "release": release,
+            "synthesis_seconds": json.loads(timing.read_text())["seconds"]}
+
+
+def child(config: Path, release: Path, mode: str) -> dict:
+    """Read the tables, then run and measure ``evaluate_tables`` once (in this process)."""
+    from synthpriv.config import load_job
+    from synthpriv.evaluation.evaluate import Claim, evaluate_tables
+    from synthpriv.evaluation.sampling import SampleSizes
+    from synthpriv.table import read_table
+
+    job = load_job(config)
+    start = time.perf_counter()
+    tables = {}
+    for name, path in (("real", job.data_path), ("synthetic", release / "synthetic.csv"),
+                       ("holdout", job.holdout_path)):
+        cached = config.parent / f"{name}.pkl"  # read_table takes minutes at 10^6 rows
+        if cached.exists():
+            tables[name] = pd.read_pickle(cached)
+        else:
+            tables[name] = read_table(path, job.schema)
+            tables[name].to_pickle(cached)
+    real, synthetic, holdout = tables["real"], tables["synthetic"], tables["holdout"]
+    read_seconds = time.perf_counter() - start
+    guarantee = json.loads((release / "manifest.json").read_text())["guarantee"]
+    claim = Claim(guarantee["epsilon"], guarantee["delta"], guarantee["neighbouring"], "manifest")
+    sizes = SampleSizes(seed=job.config.evaluation.attack_seed) if mode == "sampled" else (
+        SampleSizes.disabled())
+    loaded = vm_rss()
+    Path("/proc/self/clear_refs").write_text("5")  # VmHWM := VmRSS, the evaluation's own peak
+    start = time.perf_counter()
+    report = evaluate_tables(
+        real, synthetic, numeric_columns=job.schema.numeric_names, settings=job.config.evaluation,
+        holdout=holdout, holdout_source="data.holdout", claim=claim, progress=False, sizes=sizes,
+    )
+    seconds = time.perf_counter() - start
+    privacy = report.get("privacy", {})
+    parts = {"utility": report["utility"]["seconds"],
+             "attacks_release": privacy.get("release", {}).get("seconds"),
+             "anonymeter": privacy.get("anonymeter", {}).get("seconds")}
+    for name, control in privacy.get("controls", {}).items():
+        parts[f"control_{name}"] = control.get("seconds", 0) + control.get("generator_seconds", 0)
+    gb = report["utility"]["ml_efficacy"]["models"]["gradient_boosting"]
+    return {
+        "rows": len(real), "rows_synthetic": len(synthetic), "rows_holdout": len(holdout),
+        "mode": mode, "read_seconds": read_seconds, "rss_tables_mib": loaded / 2**20,
+        "evaluation_seconds": seconds, "peak_rss_mib": high_water_mark() / 2**20, "parts": parts,
+        "tvd": {k: report["utility"]["marginals"][k]["mean"] for k in ("1-way", "2-way", "3-way")},
+        "tstr_auc": gb["tstr"]["auc"], "trtr_auc": gb["trtr"]["auc"],
+        "worst_attack_auc": privacy.get("release", {}).get("worst_case", {}).get("auc"),
+        "eps_lower_bound": privacy.get("verdict", {}).get("eps_lower_bound"),
+        "sampled": report["data"].get("sampled"),
+    }
+
+
+def table(rows: list[dict]) -> str:
+    """The runs as a Markdown table."""
+    lines = ["| rows | mode | synthesis s | evaluation s | eval / synthesis | peak RSS MiB "
+             "(tables resident) | TVD 2-way | TSTR AUC | worst attack AUC |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(
+            f"| {r['rows']:,} | {r['mode']} | {r['synthesis_seconds']:.0f} | "
+            f"{r['evaluation_seconds']:.0f} | {r['evaluation_seconds'] / r['synthesis_seconds']:.2f} | "
+            f"{r['peak_rss_mib']:.0f} ({r['rss_tables_mib']:.0f}) | {r['tvd']['2-way']:.4f} | "
+            f"{r['tstr_auc']:.4f} | {r['worst_attack_auc']:.3f} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rows", default="1e6", help="comma-separated sizes, e.g. 1e6,1e7")
+    parser.add_argument("--modes", default="sampled,full", help="sampled, full or both")
+    parser.add_argument("--out", type=Path, default=Path("/tmp/evaluation-scale"))
+    parser.add_argument("--child", nargs=3, metavar=("CONFIG", "RELEASE", "MODE"),
+                        help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(child(Path(args.child[0]), Path(args.child[1]), args.child[2])))
+        return
+    args.out.mkdir(parents=True, exist_ok=True)
+    results = []
+    for rows in (int(float(r)) for r in args.rows.split(",")):
+        prepared = prepare(rows, args.out)
+        for mode in args.modes.split(","):
+            done = subprocess.run(
+                [sys.executable, __file__, "--child", str(prepared["config"]),
+                 str(prepared["release"]), mode], check=True, capture_output=True, text=True)
+            result = {**json.loads(done.stdout.strip().splitlines()[-1]),
+                      "synthesis_seconds": prepared["synthesis_seconds"]}
+            results.append(result)
+            with (args.out / "results.jsonl").open("a") as handle:
+                handle.write(json.dumps(result) + "\n")
+            print(json.dumps(result), flush=True)
+    print(table(results))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,126 @@
+"""Tests of row sampling in the evaluation (synthpriv.evaluation.sampling): it starts above the
+stated sizes, the report says what was sampled, sizes are as documented, and a fixed seed gives the
+same report."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from synthpriv.config import EvaluationConfig
+from synthpriv.evaluation import sampling
+from synthpriv.evaluation.evaluate import default_sizes, evaluate_tables
+from synthpriv.evaluation.sampling import SampleSizes, TableSamples
+
+SMALL = SampleSizes(marginals=900, association=600, tstr=700, quality_report=300, attacks=400,
+                    seed=3)
+
+
+def table(rows: int, seed: int) -> pd.DataFrame:
+    """A mixed table whose label ``y`` depends on ``x`` and ``c`` (so TSTR has signal)."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=rows)
+    c = rng.choice(["a", "b", "c"], size=rows)
+    y = np.where(x + (c == "a") + rng.normal(scale=0.5, size=rows) > 0.5, "yes", "no")
+    return pd.DataFrame({"x": x.round(2), "c": c, "k": rng.integers(0, 5, rows), "y": y})
+
+
+def settings(seed: int = 3, attacks: bool = True) -> EvaluationConfig:
+    """Fast settings: no controls, no anonymeter, no quality report, few targets."""
+    return EvaluationConfig(target="y", attacks=attacks, quality_report=False, controls=[],
+                            anonymeter=False, attack_targets=50, bootstrap=0, attack_seed=seed)
+
+
+def evaluate(real: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame,
+             sizes: SampleSizes | None = SMALL, seed: int = 3) -> dict:
+    return evaluate_tables(real, synthetic, numeric_columns=["x", "k"], settings=settings(seed),
+                           holdout=holdout, sizes=sizes, progress=False)
+
+
+@pytest.fixture(scope="module")
+def tables() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    return table(3000, 0), table(2500, 1), table(1000, 2)
+
+
+def test_sampling_kicks_in_above_the_sizes_and_the_report_says_so(tables):
+    real, synthetic, holdout = tables
+    report = evaluate(real, synthetic, holdout)
+    parts = report["data"]["sampled"]["parts"]
+    assert parts["marginals"] == {"real": {"rows": 900, "of": 3000},
+                                  "synthetic": {"rows": 900, "of": 2500}}
+    assert parts["association"]["real"] == {"rows": 600, "of": 3000}
+    # holdout (1000 rows) is above the TSTR and attack sizes too
+    assert parts["tstr"]["holdout"] == {"rows": 700, "of": 1000}
+    assert parts["attacks"] == {"real": {"rows": 400, "of": 3000},
+                                "synthetic": {"rows": 400, "of": 2500},
+                                "holdout": {"rows": 400, "of": 1000}}
+    assert "quality_report" not in parts  # switched off in the settings: nothing read
+    assert report["data"]["sampled"]["sizes"]["attacks"] == 400
+    assert report["data"]["rows_real"] == 3000  # the table's own size stays in the report
+    efficacy = report["utility"]["ml_efficacy"]
+    assert efficacy["rows_train"] == {"real": 700, "synthetic": 700}
+    assert efficacy["rows_holdout"] == 700
+    assert report["privacy"]["release"]["n_targets_per_class"] == 50
+    note = next(n for n in report["notes"] if "samples of rows" in n)
+    assert "900 of 3,000 real rows" in note and "seed 3" in note
+
+
+def test_no_sampling_below_the_sizes(tables):
+    real, synthetic, holdout = tables
+    big = SampleSizes(seed=3)  # defaults: far above these tables
+    report = evaluate(real.head(500), synthetic.head(400), holdout.head(300), sizes=big)
+    assert report["data"]["sampled"]["parts"] == {}
+    assert not any("samples of rows" in note for note in report["notes"])
+    assert report["utility"]["ml_efficacy"]["rows_train"] == {"real": 500, "synthetic": 400}
+
+
+def figures(report: dict) -> tuple:
+    utility = report["utility"]
+    return (
+        [utility["marginals"][k]["mean"] for k in ("1-way", "2-way", "3-way")],
+        utility["association"]["mean"],
+        utility["ml_efficacy"]["models"],
+        report["privacy"]["release"]["worst_case"],
+        report["column_fidelity"]["columns"],
+    )
+
+
+def test_a_fixed_seed_gives_the_same_report_and_another_seed_other_rows(tables):
+    real, synthetic, holdout = tables
+    first, again = evaluate(real, synthetic, holdout), evaluate(real, synthetic, holdout)
+    assert figures(first) == figures(again)
+    other = evaluate(real, synthetic, holdout, sizes=SampleSizes(**{**SMALL.__dict__, "seed": 4}))
+    assert figures(other)[0] != figures(first)[0]  # other rows, other TVDs
+
+
+def test_samples_are_nested_distinct_rows_of_the_table():
+    frame = pd.DataFrame({"v": np.arange(5000)})
+    samples = TableSamples({"real": frame}, SampleSizes(marginals=2000, association=300, tstr=50,
+                                                        quality_report=50, attacks=50, seed=9))
+    wide, narrow = samples.rows("real", "marginals"), samples.rows("real", "association")
+    assert len(wide) == 2000 and wide["v"].is_unique
+    assert narrow["v"].tolist() == wide["v"].tolist()[:300]  # the same rows, as far as it goes
+    assert set(wide["v"]) <= set(frame["v"])
+    assert wide["v"].tolist() != sorted(wide["v"])[:2000]  # not the first rows: a random sample
+
+
+def test_default_sizes_are_the_documented_ones():
+    sizes = default_sizes(EvaluationConfig(attack_seed=7))
+    assert sizes == SampleSizes(seed=7)
+    assert (sizes.marginals, sizes.tstr, sizes.attacks) == (100_000, 50_000, 10_000)
+    doc = sampling.__doc__
+    for part in SampleSizes.parts():
+        line = re.search(rf"^{part}\s+([\d,]+)\s", doc, flags=re.MULTILINE)
+        assert line and int(line.group(1).replace(",", "")) == getattr(sizes, part), part
+
+
+def test_sampling_can_be_turned_off():
+    off = SampleSizes.disabled(seed=1)
+    assert off.largest() is None
+    frame = pd.DataFrame({"v": np.arange(300_000)})
+    assert len(TableSamples({"real": frame}, off).rows("real", "marginals")) == 300_000
+    with pytest.raises(ValueError, match="at least 2"):
+        SampleSizes(attacks=1)
