@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import math
 import os
 import signal
 import statistics
@@ -283,6 +282,7 @@ def summarise(runs: list[dict]) -> dict:
 
 
 def _git(*args: str) -> str:
+    """The output of a git command run in the repository."""
     return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
                           check=True).stdout.strip()
 
@@ -311,12 +311,14 @@ def head_snapshot(cache: Path) -> Path:
 
 
 def load_records(path: Path) -> list[dict]:
+    """The records of a runs.jsonl file (none if it does not exist)."""
     if not path.exists():
         return []
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def _cell(summary: dict, figure: str, digits: int = 4) -> str:
+    """``mean ± std`` of a figure (the mean alone for one run, a dash for none)."""
     if figure not in summary:
         return "–"
     mean, std = summary[figure]["mean"], summary[figure]["std"]
@@ -324,6 +326,7 @@ def _cell(summary: dict, figure: str, digits: int = 4) -> str:
 
 
 def _status(summary: dict) -> str:
+    """How the runs of a cell ended, e.g. ``1 ok, 1 timeout``."""
     words = [f"{summary['ok']} ok"]
     words += [f"{summary[k]} {k}" for k in ("timeout", "error", "skipped") if summary[k]]
     return ", ".join(words)
@@ -428,25 +431,20 @@ def write_summary(out: Path, order: list[str]) -> None:
     records = load_records(out / "runs.jsonl")
     latest_floor = {r["table"]: r for r in records if r["kind"] == "floor"}
     runs = [r for r in records if r["kind"] == "run"]
-    cells: dict[str, dict] = {}
+    cells: dict[str, list[dict]] = {}
     for record in runs:
         key = f"{record['table']}/{record['recipe']}/{record['epsilon_target']:g}"
-        cells.setdefault(key, []).append(record)  # type: ignore[arg-type]
+        cells.setdefault(key, []).append(record)
     summary = {"floors": latest_floor,
                "cells": {key: summarise(cell) for key, cell in cells.items()}}
-    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=_json) + "\n")
+    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
     table = markdown(list(latest_floor.values()) + runs, order)
     (out / "summary.md").write_text(table + "\n")
     print(table)
 
 
-def _json(value: object) -> object:
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    return str(value)
-
-
 def main() -> None:
+    """Command line: run the suite, rewrite its summary, or (internal) run one job."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", default=",".join(TABLES), help=f"from {', '.join(TABLES)}")
     parser.add_argument("--recipes", default="aim,mst", help="recipes in pipelines/")
