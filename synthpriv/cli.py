@@ -46,13 +46,14 @@ def format_plan(plan: Plan) -> str:
 
 
 def print_plan_messages(job: Job, evaluate: bool = True) -> list[str]:
-    """Plan the job (public information only) and print its plan-time warnings and notes on
-    stderr, before any data is read (synthpriv.plan_warnings); return them."""
+    """Plan the job (public information only) and print its plan-time warnings and the TSTR
+    note on stderr, before any data is read (synthpriv.plan_warnings); return them. The noise
+    estimate that warns of nothing is left to ``plan``, so a run stays quiet."""
     from synthpriv.pipeline import plan_job
     from synthpriv.plan_warnings import plan_messages
 
     plan, stages = plan_job(job)
-    messages = plan_messages(job, plan, stages, evaluate)
+    messages = plan_messages(job, plan, stages, evaluate, informational=False)
     for message in messages:
         print(message, file=sys.stderr)
     return messages

@@ -153,14 +153,17 @@ def _fixes(ratio: float | None) -> str:
 
 
 def plan_messages(
-    job: Job, plan: Plan, stages: list[tuple[Stage, float]], evaluate: bool = True
+    job: Job, plan: Plan, stages: list[tuple[Stage, float]], evaluate: bool = True,
+    informational: bool = True,
 ) -> list[str]:
-    """Every plan-time message, each starting with ``WARNING:`` or ``note:``; ``evaluate`` is
-    False when no evaluation follows (``--no-evaluation``)."""
+    """Plan-time messages, each starting with ``WARNING:`` or ``note:``; ``evaluate`` is False
+    when no evaluation follows (``--no-evaluation``). ``informational=False`` (``run``) leaves
+    out the noise estimate when it warns of nothing (``plan`` states it every time)."""
     messages = []
     for estimate in noise_estimates(job, plan, stages):
-        level = "WARNING" if estimate.useless else "note"
-        messages.append(f"{level}: stage '{estimate.stage}': {describe(estimate)}")
+        if estimate.useless or informational:
+            level = "WARNING" if estimate.useless else "note"
+            messages.append(f"{level}: stage '{estimate.stage}': {describe(estimate)}")
     if job.schema.drafted_by is not None:
         messages.append(draft_warning(job))
     note = tstr_note(job, evaluate)

@@ -94,6 +94,7 @@ def test_run_says_it_once_before_the_data_is_read(tmp_path: Path, capsys) -> Non
     captured = capsys.readouterr()
     assert (captured.out + captured.err).count("TSTR") == 1
     assert TSTR_NOTE in captured.err
+    assert "note: stage" not in captured.err  # a noise estimate that warns of nothing: plan only
     assert main(["run", str(config), "--no-evaluation", "--force"]) == 0  # no evaluation: silent
     assert "TSTR" not in capsys.readouterr().err
 
