@@ -58,6 +58,7 @@ class Coarsening:
     coarse: Domain
     maps: dict[str, np.ndarray]
     masses: dict[str, np.ndarray]
+    fitted: frozenset[str] = frozenset()  # attributes whose masses are isotonic fits
 
     @property
     def changed(self) -> bool:
@@ -179,7 +180,7 @@ def choose_coarsening(
     """The coarse domain from the noisy 1-way ``one_way`` measurements (one per attribute, on
     the fine domain) and the DP record estimate ``records``: post-processing only."""
     by_attribute = {m.clique[0]: m for m in one_way if len(m.clique) == 1}
-    maps, masses, sizes = {}, {}, {}
+    maps, masses, sizes, fitted = {}, {}, {}, set()
     for column in schema.modelled:
         name = column.name
         measurement = by_attribute[name]
@@ -189,6 +190,7 @@ def choose_coarsening(
         if isinstance(column, NumericColumn) and column.adaptive:
             mass = fitted_masses(noisy[:values])
             groups = numeric_groups(mass, bin_count(records, sigma, max_bins), sigma)
+            fitted.add(name)
         elif isinstance(column, CategoricalColumn) and merge_categories:
             mass = np.maximum(noisy[:values], 0.0)
             groups = categorical_groups(noisy[:values], sigma)
@@ -196,19 +198,24 @@ def choose_coarsening(
             mass, groups = np.maximum(noisy[:values], 0.0), np.arange(values)
         if column.missing:
             groups = np.append(groups, groups.max() + 1 if len(groups) else 0)
-            mass = np.append(mass, max(noisy[-1], 0.0))
+            mass = np.append(mass, noisy[-1] if name in fitted else max(noisy[-1], 0.0))
         maps[name], masses[name] = groups, mass
         sizes[name] = int(groups.max()) + 1
-    return Coarsening(fine, Domain.from_sizes(sizes), maps, masses)
+    return Coarsening(fine, Domain.from_sizes(sizes), maps, masses, frozenset(fitted))
 
 
 def coarse_measurement(measurement: Measurement, coarsening: Coarsening) -> Measurement:
-    """A fine 1-way measurement summed into the coarse cells: each coarse cell's noise is the sum
-    of its k fine cells' (std σ·√k). Post-processing."""
+    """A fine 1-way measurement summed into the coarse cells, with the noise of the sum of its k
+    fine cells (std σ·√k, an upper bound). For an adaptive numeric column the values summed are
+    the isotonic fit's masses (the missing cell keeps its noisy count): a projection of the noisy
+    cumulative counts onto monotone ones, never farther from the true cumulative counts than
+    they are. Post-processing."""
     (attribute,) = measurement.clique
     mapping = coarsening.maps[attribute]
     size = coarsening.coarse[attribute]
-    counts = np.bincount(mapping, weights=measurement.noisy_counts, minlength=size)
+    values = (coarsening.masses[attribute] if attribute in coarsening.fitted
+              else measurement.noisy_counts)
+    counts = np.bincount(mapping, weights=values, minlength=size)
     cells = np.bincount(mapping, minlength=size)
     sigma = np.asarray(measurement.sigma) * np.sqrt(cells)
     if np.all(cells == 1):
