@@ -465,7 +465,7 @@ def main() -> None:
     parser.add_argument("--run-one", nargs=2, type=Path, metavar=("CONFIG", "RESULT"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.code == "head" and not args.run_one and CODE_ENV not in os.environ:
+    if args.code == "head" and not (args.run_one or args.summary_only) and CODE_ENV not in os.environ:
         snapshot = head_snapshot(args.cache.resolve())
         python_path = os.pathsep.join(filter(None, [str(snapshot), os.environ.get("PYTHONPATH")]))
         environment = {**os.environ, CODE_ENV: str(snapshot), "PYTHONPATH": python_path}
