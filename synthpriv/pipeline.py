@@ -9,6 +9,7 @@ from synthpriv.privacy.accountant import Ledger, UnboundedError
 from synthpriv.privacy.plan import Plan, make_plan
 from synthpriv.privacy.randomness import RandomSource
 from synthpriv.recipe import Recipe, load_recipe
+from synthpriv.schema import NumericColumn
 from synthpriv.stage import STAGES, PipelineState, PlanContext, Stage
 
 # Stage name → the module that registers it. A module is imported only when a recipe names its
@@ -48,6 +49,8 @@ def plan_context(job: Job) -> PlanContext:
         neighbouring=budget.neighbouring,
         delta=budget.delta,
         public_records=job.config.data.public_records,
+        adaptive=frozenset(c.name for c in job.schema.modelled
+                           if isinstance(c, NumericColumn) and c.adaptive),
     )
 
 

@@ -41,6 +41,7 @@ class PlanContext:
     neighbouring: str
     delta: float
     public_records: int | None = None
+    adaptive: frozenset[str] = frozenset()  # numeric columns whose bins the data's DP counts choose
 
 
 @dataclass

@@ -22,12 +22,15 @@ from pydantic import Field, model_validator
 
 from synthpriv.domain import CountSource
 from synthpriv.errors import ConfigError
-from synthpriv.marginals.aim import AimSettings, Sensitivity, run_aim
+from synthpriv.marginals.aim import AimSettings, Sensitivity, aim_rounds, run_aim
 from synthpriv.marginals.compress import (
     MAX_BINS,
+    Coarsening,
     RecodedCounts,
     choose_coarsening,
     coarse_measurement,
+    compose,
+    measured_grid,
 )
 from synthpriv.marginals.estimation import estimate
 from synthpriv.marginals.independent import IndependentModel
@@ -59,11 +62,19 @@ class MarginalsOptions(StageOptions):
     aim_rounds_per_attribute: int = Field(default=16, ge=1)
     aim_gaussian_fraction: float = Field(default=0.9, gt=0, lt=1)
     aim_round_iterations: int = Field(default=100, ge=1)
+    aim_max_rounds: int = Field(default=400, ge=1, description="cap on AIM's rounds (wide tables)")
+    aim_max_workload: int = Field(
+        default=1000, ge=1, description="workload marginals; a larger workload is sampled uniformly"
+    )
     adaptive_domain: bool = Field(
         default=True, description="choose the bins of columns without edges/bins, and merge rare "
         "categories, from the noisy 1-way counts (post-processing; synthpriv.marginals.compress)",
     )
     max_bins: int = Field(default=MAX_BINS, ge=2, description="most bins of an adaptive column")
+    domain_count_fraction: float = Field(
+        default=0.01, gt=0, lt=1, description="share of this stage's ρ for the noisy record count "
+        "that sizes the adaptive columns' measured grid (only without data.public_records)",
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> MarginalsOptions:
@@ -101,6 +112,16 @@ class MarginalsStage(Stage):
             )
 
     @property
+    def _aim_settings(self) -> AimSettings:
+        options = self.options
+        return AimSettings(
+            options.aim_workload_degree, options.aim_rounds_per_attribute,
+            options.aim_gaussian_fraction, options.max_model_cells,
+            options.aim_round_iterations, options.iterations,
+            options.aim_max_rounds, options.aim_max_workload,
+        )
+
+    @property
     def sensitivity(self) -> Sensitivity:
         relation = self.context.neighbouring
         return Sensitivity(histogram_l1_sensitivity(relation), histogram_l2_sensitivity(relation))
@@ -115,13 +136,32 @@ class MarginalsStage(Stage):
             return StagePlan(self.name, 0.0, 0.0, [])
         if options.selection == "one_way":
             return self._one_way_plan(rho, fixed=False)
+        rho_count = options.domain_count_fraction * rho if self._counts_records else 0.0
         if options.selection == "mst":
-            return self._mst_plan(rho, d)
-        events = [ZCDPEvent(rho, label="AIM rounds (adaptive; actual events in the ledger)")]
-        rounds = options.aim_rounds_per_attribute * d
-        first = math.sqrt(rounds / (2 * options.aim_gaussian_fraction * rho))
-        return StagePlan(self.name, 0.0, rho, events,
-                         {"sigma_first_rounds": first * self.sensitivity.l2, "max_rounds": rounds})
+            plan = self._mst_plan(rho - rho_count, d)
+        else:
+            rest = rho - rho_count
+            rounds = aim_rounds(self._aim_settings, d)
+            first = math.sqrt(rounds / (2 * options.aim_gaussian_fraction * rest))
+            events = [ZCDPEvent(rest, label="AIM rounds (adaptive; actual events in the ledger)")]
+            plan = StagePlan(self.name, 0.0, rest, events, {
+                "sigma_first_rounds": first * self.sensitivity.l2, "max_rounds": rounds,
+                "aim_rho": rest})
+        if rho_count:
+            multiplier = math.sqrt(1.0 / (2.0 * rho_count))
+            plan.events.insert(0, DiscreteGaussianEvent(
+                multiplier, 1, label="record count (sizes the adaptive grid)"))
+            plan.noise["sigma_count"] = multiplier * self.sensitivity.l2
+        plan.rho = rho
+        return plan
+
+    @property
+    def _counts_records(self) -> bool:
+        """Whether the stage measures a record count to size the adaptive grid: adaptive
+        columns, a selection that adapts (mst, aim), and no public count."""
+        context, options = self.context, self.options
+        return (options.adaptive_domain and options.selection in ("mst", "aim")
+                and bool(context.adaptive) and context.public_records is None)
 
     def _one_way_plan(self, rho: float, fixed: bool) -> StagePlan:
         d = len(self.context.domain)
@@ -152,19 +192,24 @@ class MarginalsStage(Stage):
     ) -> None:
         options = self.options
         data, l2 = state.data, self.sensitivity.l2
+        fine = data
         if options.selection == "aim":
-            settings = AimSettings(
-                options.aim_workload_degree, options.aim_rounds_per_attribute,
-                options.aim_gaussian_fraction, options.max_model_cells,
-                options.aim_round_iterations, options.iterations,
-            )
-            budget = ledger.open_filter(plan.rho, "AIM rounds (adaptive)")
+            grid = self._measured_grid(state, plan, plan.noise["sigma_first_rounds"], ledger,
+                                       source)
+            data = fine if grid is None else RecodedCounts(fine, grid)
+            settings = self._aim_settings
+            budget = ledger.open_filter(plan.noise.get("aim_rho", plan.rho),
+                                        "AIM rounds (adaptive)")
             state.measurements, state.model = run_aim(
                 data, settings, self.sensitivity, source, budget,
-                adapt=lambda data, one_way: self._adapt(state, data, one_way),
+                adapt=lambda data, one_way: self._adapt(state, data, one_way, fine, grid),
             )
             return
         sigma = plan.noise["sigma_one_way"]
+        grid = None
+        if options.selection != "one_way":
+            grid = self._measured_grid(state, plan, sigma, ledger, source)
+            data = fine if grid is None else RecodedCounts(fine, grid)
         data.marginals([(a,) for a in data.domain.attributes])  # one pass counts them all
         state.measurements = [
             measure_marginal(data, (a,), sigma, l2, source, ledger) for a in data.domain.attributes
@@ -173,7 +218,7 @@ class MarginalsStage(Stage):
         if options.selection == "one_way":  # the fine 1-way counts are the whole model
             state.model = independent
             return
-        data, state.measurements = self._adapt(state, data, state.measurements)
+        data, state.measurements = self._adapt(state, data, state.measurements, fine, grid)
         independent = IndependentModel.from_measurements(data.domain, state.measurements)
         epsilon = plan.noise["selection_epsilon"]
         tree = mst_select(data, independent.project, epsilon, self.sensitivity.l1,
@@ -186,20 +231,40 @@ class MarginalsStage(Stage):
         state.model = estimate(data.domain, state.measurements, iterations=options.iterations,
                                max_cells=options.max_model_cells)
 
+    def _measured_grid(
+        self, state: PipelineState, plan: StagePlan, sigma: float, ledger: Ledger,
+        source: RandomSource,
+    ) -> Coarsening | None:
+        """The grid the adaptive columns' 1-way marginals are measured on, sized by the public
+        record count or, without one, by a noisy count (the plan's ``sigma_count``: a histogram
+        of one cell, sensitivity ≤ the histogram's). None when no column adapts."""
+        if not (self.options.adaptive_domain and self.context.adaptive):
+            return None
+        records = self.context.public_records
+        if records is None:
+            count = measure_marginal(state.data, (), plan.noise["sigma_count"],
+                                     self.sensitivity.l2, source, ledger)
+            records = max(float(count.noisy_counts), 1.0)
+        grid = measured_grid(state.encoder.schema, state.data.domain, records, sigma)
+        return grid if grid.changed else None
+
     def _adapt(
-        self, state: PipelineState, data: CountSource, one_way: list[Measurement]
+        self, state: PipelineState, data: CountSource, one_way: list[Measurement],
+        fine: CountSource, grid: Coarsening | None,
     ) -> tuple[CountSource, list[Measurement]]:
         """The adaptive domain (synthpriv.marginals.compress): chosen from the noisy 1-way
-        measurements on the fine grid, by post-processing only (no budget). Later marginals are
-        counted on it, and the sample stage draws fine cells back within its cells."""
+        measurements on the measured grid, by post-processing only (no budget). Later marginals
+        are counted on it from the ``fine`` codes, and the sample stage draws fine cells back
+        within its cells."""
         if not self.options.adaptive_domain:
             return data, one_way
-        coarsening = choose_coarsening(
+        chosen = choose_coarsening(
             state.encoder.schema, data.domain, one_way, estimate_total(one_way),
             max_bins=self.options.max_bins,
         )
-        if not coarsening.changed:
+        total = chosen if grid is None else compose(grid, chosen)
+        if not total.changed:
             return data, one_way
-        state.coarsening = coarsening
-        state.data = RecodedCounts(data, coarsening)
-        return state.data, [coarse_measurement(m, coarsening) for m in one_way]
+        state.coarsening = total
+        state.data = RecodedCounts(fine, total)
+        return state.data, [coarse_measurement(m, chosen) for m in one_way]

@@ -183,3 +183,55 @@ def test_recoded_counts_match_counts_of_recoded_codes_on_every_path() -> None:
     for clique in [("age",), ("age", "city"), ("spend", "fixed", "city")]:
         np.testing.assert_array_equal(recoded.marginal(clique), expected.marginal(clique))
         np.testing.assert_array_equal(summed.marginal(clique), expected.marginal(clique))
+
+
+def test_the_measured_grid_shrinks_with_records_over_noise() -> None:
+    from synthpriv.marginals.compress import grid_cells
+
+    assert grid_cells(2400, 57.0, 63) == 21  # Wage's age at AIM's σ, ε = 1
+    assert grid_cells(10**6, 10.0, 1024) == 1024
+    assert grid_cells(10, 50.0, 100) == 8
+
+
+def test_measured_grid_keeps_bounds_and_zero_alone_and_compose_keeps_the_mass() -> None:
+    from synthpriv.marginals.compress import compose, measured_grid
+
+    schema = parse_schema({"columns": [
+        {"name": "gain", "kind": "integer", "lower": -100, "upper": 99999},
+        {"name": "city", "kind": "categorical", "categories": ["a", "b"]},
+    ]}, "test")
+    encoder = TableEncoder(schema)
+    grid = measured_grid(schema, encoder.domain, records=2000, sigma=50.0)
+    edges = schema.columns[0].bin_edges()
+    zero = int(np.searchsorted(edges, 0, side="right") - 1)
+    gain = grid.maps["gain"]
+    assert grid.coarse["gain"] < 30 and grid.coarse["city"] == 2
+    for cell in (0, zero, len(gain) - 1):  # lower bound, 0, upper bound: cells of their own
+        assert (gain == gain[cell]).sum() == 1
+    assert np.all(np.diff(gain) >= 0)
+    chosen = Coarsening(grid.coarse, Domain(("gain", "city"), (2, 2)),
+                        {"gain": (np.arange(grid.coarse["gain"]) > 3).astype(int),
+                         "city": np.arange(2)},
+                        {"gain": np.arange(grid.coarse["gain"], dtype=float), "city": np.ones(2)})
+    total = compose(grid, chosen)
+    assert np.array_equal(total.maps["gain"], chosen.maps["gain"][gain])
+    np.testing.assert_allclose(np.bincount(gain, weights=total.masses["gain"]),
+                               chosen.masses["gain"])
+
+
+def test_without_a_public_count_the_plan_buys_one_to_size_the_grid() -> None:
+    schema = parse_schema({"columns": [
+        {"name": "age", "kind": "integer", "lower": 0, "upper": 99},
+        {"name": "city", "kind": "categorical", "categories": list("abc")},
+    ]}, "test")
+    domain = TableEncoder(schema).domain
+    for selection in ("mst", "aim"):
+        private = MarginalsStage({"selection": selection}, PlanContext(
+            domain, "add_remove", 1e-6, None, frozenset({"age"})), "test").plan(0.1)
+        count = private.events[0]
+        assert count.label == "record count (sizes the adaptive grid)"
+        assert 1 / (2 * count.noise_multiplier**2) == pytest.approx(0.001)  # 1 % of ρ
+        public = MarginalsStage({"selection": selection}, PlanContext(
+            domain, "add_remove", 1e-6, 5000, frozenset({"age"})), "test").plan(0.1)
+        assert all(e.label != count.label for e in public.events)
+        assert private.rho == public.rho == 0.1
