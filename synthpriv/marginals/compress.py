@@ -23,8 +23,9 @@ sum of its fine noisy cells (noise variance k·σ² in a cell of k fine cells); 
 counted on the coarse codes (``RecodedCounts``). Decoding draws a fine cell within each coarse
 cell in proportion to the fitted fine masses (``Coarsening.refine``), then a value in that cell.
 
-The constants below (c = ``BIN_NOISE_RATIO``, ``MAX_BINS``, the 3σ rule) were chosen on the
-development suite (benchmarks/suite.py: Adult and the ISLP tables), never on a judged table.
+The constants below (c = ``BIN_NOISE_RATIO``, ``MAX_BINS``, the 3σ rule, the grid of n̂/(2σ)
+cells) come from the noise arithmetic in the docstrings and were checked on the development suite
+(benchmarks/suite.py: Adult and the ISLP tables), never on a judged table.
 """
 
 from __future__ import annotations
