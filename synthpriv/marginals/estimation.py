@@ -337,7 +337,10 @@ class _Problem:
             projections, self.objective.targets, self.objective.weights, strict=True
         ):
             residual = mu.values - target.values
-            loss += 0.5 * float(np.sum(w * residual * residual))
+            if np.ndim(w):  # per-cell weights (a coarsened 1-way measurement)
+                loss += 0.5 * float(np.sum(w * residual * residual))
+            else:
+                loss += 0.5 * w * float(np.vdot(residual, residual))
             gradients.append(Factor(mu.domain, w * residual))
         return _Point(potentials, marginals, loss, gradients, projections)
 
