@@ -198,8 +198,7 @@ class MarginalsStage(Stage):
                                        source)
             data = fine if grid is None else RecodedCounts(fine, grid)
             settings = self._aim_settings
-            budget = ledger.open_filter(plan.noise.get("aim_rho", plan.rho),
-                                        "AIM rounds (adaptive)")
+            budget = ledger.open_filter(plan.noise["aim_rho"], "AIM rounds (adaptive)")
             state.measurements, state.model = run_aim(
                 data, settings, self.sensitivity, source, budget,
                 adapt=lambda data, one_way: self._adapt(state, data, one_way, fine, grid),
@@ -214,12 +213,12 @@ class MarginalsStage(Stage):
         state.measurements = [
             measure_marginal(data, (a,), sigma, l2, source, ledger) for a in data.domain.attributes
         ]
+        if options.selection == "mst":
+            data, state.measurements = self._adapt(state, data, state.measurements, fine, grid)
         independent = IndependentModel.from_measurements(data.domain, state.measurements)
         if options.selection == "one_way":  # the fine 1-way counts are the whole model
             state.model = independent
             return
-        data, state.measurements = self._adapt(state, data, state.measurements, fine, grid)
-        independent = IndependentModel.from_measurements(data.domain, state.measurements)
         epsilon = plan.noise["selection_epsilon"]
         tree = mst_select(data, independent.project, epsilon, self.sensitivity.l1,
                           source.numpy_generator())
