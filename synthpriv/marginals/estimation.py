@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -371,17 +372,50 @@ class _Problem:
 
 def _project_all(tables: Sequence[Factor], cliques: Sequence[Clique]) -> list[Factor]:
     """Marginals over ``cliques`` (attributes in each table's order), each summed from the
-    smallest table that contains it, counting projections already made (largest first)."""
+    smallest table that contains it, counting projections already made (largest first).
+
+    Which table each clique is summed from depends only on the domains, so the choice is made
+    once per (tree, objective) (``_projection_plan``) and every mirror-descent step only sums."""
+    plan = _projection_plan(tuple(t.domain for t in tables), tuple(cliques))
+    pool = [t.values for t in tables]
+    for source, axes, order in plan.steps:
+        values = sum_axes(pool[source], axes)
+        pool.append(values if order is None else values.transpose(order))
+    start = len(tables)
+    return [Factor(domain, pool[start + step])
+            for domain, step in zip(plan.domains, plan.positions, strict=True)]
+
+
+@dataclass(frozen=True)
+class _ProjectionPlan:
+    """``steps[k]`` = (pool index summed, its axes summed out, transposition or None): the k-th
+    projection made, appended to the pool; clique i's projection is step ``positions[i]``."""
+
+    steps: tuple[tuple[int, tuple[int, ...], tuple[int, ...] | None], ...]
+    positions: tuple[int, ...]
+    domains: tuple[Domain, ...]
+
+
+@lru_cache(maxsize=256)
+def _projection_plan(tables: tuple[Domain, ...], cliques: tuple[Clique, ...]) -> _ProjectionPlan:
     pool = list(tables)
-    projections: dict[Clique, Factor] = {}
+    steps = []
+    made: dict[Clique, int] = {}
     for clique in sorted(cliques, key=len, reverse=True):
         wanted = set(clique)
-        source = min(
-            (t for t in pool if wanted <= set(t.attributes)), key=lambda t: t.values.size
-        )
-        projections[clique] = source.project(clique)
-        pool.append(projections[clique])
-    return [projections[c] for c in cliques]
+        source = min((i for i, d in enumerate(pool) if wanted <= set(d.attributes)),
+                     key=lambda i: pool[i].size())
+        domain = pool[source]
+        summed = tuple(a for a in domain.attributes if a not in wanted)
+        kept = tuple(a for a in domain.attributes if a in wanted)
+        axes = tuple(sorted(domain.axes(summed)))
+        order = None if kept == tuple(clique) else domain.project(kept).axes(clique)
+        made[clique] = len(steps)
+        steps.append((source, axes, order))
+        pool.append(domain.project(clique))
+    return _ProjectionPlan(
+        tuple(steps), tuple(made[c] for c in cliques), tuple(pool[len(tables) + made[c]]
+                                                              for c in cliques))
 
 
 def _extrapolate(point: _Point, previous: _Point, beta: float) -> dict[Clique, Factor]:
