@@ -16,6 +16,7 @@ from synthpriv.marginals.compress import (
     coarse_measurement,
     fitted_masses,
     numeric_groups,
+    point_masses,
 )
 from synthpriv.marginals.measurement import Measurement
 from synthpriv.marginals.stage import MarginalsStage
@@ -115,9 +116,25 @@ def test_a_point_mass_is_a_bin_of_its_own_and_bins_hold_about_equal_mass() -> No
     assert (groups == groups[30]).sum() == 1
     sums = np.bincount(groups, weights=mass)
     others = np.delete(sums, groups[30])
-    target = mass.sum() / 8
+    target = (mass.sum() - 600.0) / 7  # the other bins share what the point mass leaves
     assert np.all(others <= 1.5 * target) and np.all(others >= 0.5 * target)
     assert np.all(np.diff(groups) >= 0)  # consecutive cells: bins are intervals
+    assert groups.max() + 1 in (7, 8)
+
+
+def test_a_dominant_point_mass_leaves_the_tail_its_share_of_bins() -> None:
+    # Adult's capital gain: 92 % at 0, the rest spread thinly (each cell below a bin's share)
+    mass = np.concatenate([[9_200.0], np.full(400, 2.0)])
+    groups = numeric_groups(mass, bins=11, sigma=5.0)
+    assert (groups == groups[0]).sum() == 1
+    assert groups.max() + 1 == 11  # the tail gets the other 10 bins, not 1
+    tail = np.bincount(groups, weights=mass)[1:]
+    assert np.allclose(tail, 80.0, rtol=0.1)
+    # a second point mass appears once the first leaves the rest a smaller share
+    mass[300] = 150.0
+    point, target = point_masses(mass, 11, 5.0)
+    assert point[0] and point[300] and point.sum() == 2
+    assert target == pytest.approx((mass.sum() - 9_350.0) / 9)
 
 
 def test_fewer_bins_where_records_are_few_or_noise_is_large() -> None:
