@@ -125,7 +125,9 @@ def build_manifest(
     job: Job, plan: Plan, ledger: Ledger, state: PipelineState, source: RandomSource
 ) -> dict:
     """The manifest: a fixed allow-list of fields, none computed from the raw table outside a
-    mechanism, and never the noise seed."""
+    mechanism, and never the noise seed. ``constraints`` (with schema constraints) counts the
+    model's draws that broke each rule: the sampler fills it in as it draws, and the manifest is
+    written after the rows."""
     budget = job.config.budget
     config = job.config.model_dump(mode="json", by_alias=True, exclude={"seed"})
     reported = ledger.epsilon(budget.delta)
@@ -163,6 +165,7 @@ def build_manifest(
         "randomness": randomness,
         "config": config,
         "schema": job.schema.model_dump(mode="json"),
+        "constraints": getattr(state.synthetic, "enforcement", None),
         "versions": package_versions(),
     }
 

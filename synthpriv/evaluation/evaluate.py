@@ -21,12 +21,14 @@ import numpy as np
 import pandas as pd
 
 from synthpriv.config import EvaluationConfig
+from synthpriv.constraints import constraint_report
 from synthpriv.evaluation.attacks import anonymeter_risks, run_membership_attacks
 from synthpriv.evaluation.controls import control_generators
 from synthpriv.evaluation.discretize import Discretizer
 from synthpriv.evaluation.sampling import SampleSizes, TableSamples
 from synthpriv.evaluation.shadow import Generator, IdentityGenerator, shadow_attack
 from synthpriv.evaluation.utility import evaluate_utility, marginal_tvd
+from synthpriv.schema import Constraint
 
 NOTICE = (
     "This evaluation reads the real training table and the holdout. It is NOT differentially "
@@ -218,8 +220,12 @@ def evaluate_tables(
     name: str = "synthetic",
     progress: bool = True,
     sizes: SampleSizes | None = None,
+    constraints: Sequence[Constraint] = (),
 ) -> dict:
     """The whole evaluation as one JSON-serialisable dict (see the module docstring).
+
+    ``constraints`` (the schema's public rules): per rule, the real and synthetic rows that
+    break it, on the whole tables.
 
     Each part reads at most ``sizes`` rows of each table (default: ``default_sizes(settings)``,
     see ``synthpriv.evaluation.sampling``); ``report["data"]["sampled"]`` and a note say which
@@ -260,6 +266,9 @@ def evaluate_tables(
         report["notes"].append(f"machine-learning efficacy for '{efficacy['target']}' is a "
                                f"{efficacy['task']} task: {efficacy['metric']}")
     report["utility"]["seconds"] = time.perf_counter() - start
+    if constraints:
+        report["constraints"] = constraint_report(list(constraints), real, synthetic)
+        report["notes"] += report["constraints"]["notes"]
     if settings.target is not None and holdout is None:
         report["notes"].append("no holdout: machine-learning efficacy (TSTR) was skipped")
     if not settings.attacks:
