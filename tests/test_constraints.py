@@ -204,6 +204,7 @@ def test_run_enforces_rules_and_fills_formulas_on_every_row(tmp_path: Path) -> N
     assert figures["rows_drawn"] > len(synthetic)  # the independent model breaks the rules often
     assert [r["rule"] for r in figures["rules"]][0] == "size <= weight"
     assert figures["rules"][1]["draws_breaking"] > 0
+    assert any("is a draft written by 'a test'" in w for w in manifest["plan_warnings"])
 
 
 @pytest.mark.slow
