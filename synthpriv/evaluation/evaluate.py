@@ -36,6 +36,10 @@ NOTICE = (
     "with the synthetic data."
 )
 DEFAULT_DELTA = 1e-5
+HOLDOUT_FIX_CONFIG = ("Name data.holdout, or set evaluation.holdout_fraction to hold back part of "
+                      "the input from the generator.")
+HOLDOUT_FIX_CLI = ("Give real rows the generator did not see with synthpriv evaluate's "
+                   "--holdout H.csv.")
 N_SHOWN_COLUMNS = 3
 
 
@@ -221,11 +225,13 @@ def evaluate_tables(
     progress: bool = True,
     sizes: SampleSizes | None = None,
     constraints: Sequence[Constraint] = (),
+    holdout_fix: str = HOLDOUT_FIX_CONFIG,
 ) -> dict:
     """The whole evaluation as one JSON-serialisable dict (see the module docstring).
 
     ``constraints`` (the schema's public rules): per rule, the real and synthetic rows that
-    break it, on the whole tables.
+    break it, on the whole tables. ``holdout_fix``: how to give a holdout, for the notes (a job
+    config's keys, or ``synthpriv evaluate``'s ``--holdout`` option).
 
     Each part reads at most ``sizes`` rows of each table (default: ``default_sizes(settings)``,
     see ``synthpriv.evaluation.sampling``); ``report["data"]["sampled"]`` and a note say which
@@ -270,13 +276,13 @@ def evaluate_tables(
         report["constraints"] = constraint_report(list(constraints), real, synthetic)
         report["notes"] += report["constraints"]["notes"]
     if settings.target is not None and holdout is None:
-        report["notes"].append("no holdout: machine-learning efficacy (TSTR) was skipped")
+        report["notes"].append("no holdout: machine-learning efficacy (TSTR) was skipped; it "
+                               f"tests on real rows the generator did not see. {holdout_fix}")
     if not settings.attacks:
         report["notes"].append("attacks disabled in the config (evaluation.attacks: false)")
     elif holdout is None or len(holdout) < 4:
         report["notes"].append(
-            "no holdout: membership attacks need real non-members. Name data.holdout, or set "
-            "evaluation.holdout_fraction to hold back part of the input from the generator."
+            f"no holdout: membership attacks need real non-members. {holdout_fix}"
         )
     else:
         report["privacy"] = evaluate_privacy(

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from synthpriv.config import EvaluationConfig, Job
 from synthpriv.errors import ConfigError
-from synthpriv.evaluation.evaluate import Claim, evaluate_tables
+from synthpriv.evaluation.evaluate import HOLDOUT_FIX_CLI, Claim, evaluate_tables
 from synthpriv.evaluation.report import write_report
 from synthpriv.evaluation.shadow import PipelineGenerator
 from synthpriv.evaluation.utility import efficacy_summary
@@ -147,5 +147,6 @@ def evaluate_files(
         settings=settings, holdout=holdout_table,
         holdout_source=None if holdout is None else str(holdout), claim=claim,
         name=Path(synthetic).name, progress=progress, constraints=table_schema.constraints,
+        holdout_fix=HOLDOUT_FIX_CLI,
     )
     return Evaluation(report, Path(out).resolve(), write_report(Path(out), report))
