@@ -177,8 +177,10 @@ def _check_node(node: ast.AST, text: str) -> None:
             _check_node(argument, text)
     else:
         shown = ast.unparse(node) if isinstance(node, ast.expr) else type(node).__name__
+        hint = (f" (a column named '{shown}'? Write it between backquotes: `{shown}`)"
+                if isinstance(node, ast.Attribute) else "")
         raise FormulaError(
-            f"'{text}': '{shown}' is not allowed; a formula uses numbers, column names, "
+            f"'{text}': '{shown}' is not allowed{hint}; a formula uses numbers, column names, "
             f"+ - * /, and the functions {', '.join(FUNCTIONS)}"
         )
 
