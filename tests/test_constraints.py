@@ -268,3 +268,16 @@ def test_the_readme_examples_are_valid_schema_entries() -> None:
     schema = parse_schema({"columns": columns, **yaml.safe_load(rules_block)}, "README")
     assert len(schema.constraints) == 5
     assert schema.column("logwage").derived_from.formula == "log(wage)"
+
+
+def test_plan_refuses_a_bad_rule_before_reading_data_naming_rule_and_fix(
+    tmp_path: Path, capsys
+) -> None:
+    schema = _constraint_job(tmp_path)
+    schema["constraints"].append({"check": "weight <= size - 30"})  # size ≤ 20: never
+    (tmp_path / "schema.yaml").write_text(yaml.safe_dump(schema))
+    (tmp_path / "train.csv").unlink()  # nothing is read: the schema is refused first
+    assert main(["plan", str(tmp_path / "job.yaml")]) == 2
+    error = capsys.readouterr().err
+    assert "constraints[4] 'weight <= size - 30': no row within the schema's bounds" in error
+    assert "Fix the rule (its direction?) or the columns' bounds" in error
