@@ -26,7 +26,9 @@ from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
+    Discriminator,
     Field,
+    Tag,
     ValidationError,
     field_validator,
     model_validator,
@@ -113,6 +115,19 @@ class DerivedFormula(_Strict):
         return parse_formula(self.formula)
 
 
+def _derived_kind(value: object) -> str:
+    """Which form of ``derived_from`` a mapping is (so an error speaks of that form only)."""
+    if isinstance(value, DerivedFormula) or (isinstance(value, dict) and "formula" in value):
+        return "formula"
+    return "mapping"
+
+
+Derived = Annotated[
+    Annotated[DerivedFrom, Tag("mapping")] | Annotated[DerivedFormula, Tag("formula")],
+    Discriminator(_derived_kind),
+]
+
+
 class CategoricalColumn(_Strict):
     """A column whose values come from a public, closed list of categories: text, compared with
     the data's cells as written (numbers in the list are accepted: ``category_text``)."""
@@ -121,7 +136,7 @@ class CategoricalColumn(_Strict):
     kind: Literal["categorical"]
     categories: list[str] = Field(min_length=1)
     missing: bool = False
-    derived_from: DerivedFrom | None = None
+    derived_from: Derived | None = None
 
     @field_validator("categories", mode="before")
     @classmethod
@@ -151,7 +166,7 @@ class NumericColumn(_Strict):
     bins: int | None = Field(default=None, ge=1, le=10_000)
     edges: list[float] | None = None
     missing: bool = False
-    derived_from: DerivedFrom | DerivedFormula | None = None
+    derived_from: Derived | None = None
     precision: int | None = Field(
         default=None, le=15, description="continuous only: decimals (1 to 15) the released values "
         "are rounded to (post-processing); none: full float precision",
@@ -301,7 +316,19 @@ class AllowedRule(_Strict):
     allowed: AllowedCombinations
 
 
-Constraint = CheckRule | ForbiddenRule | AllowedRule
+def _rule_kind(value: object) -> str:
+    """Which kind of rule an entry is, by its key (so an error speaks of that kind only)."""
+    for kind, model in (("forbidden", ForbiddenRule), ("allowed", AllowedRule)):
+        if isinstance(value, model) or (isinstance(value, dict) and kind in value):
+            return kind
+    return "check"
+
+
+Constraint = Annotated[
+    Annotated[CheckRule, Tag("check")] | Annotated[ForbiddenRule, Tag("forbidden")]
+    | Annotated[AllowedRule, Tag("allowed")],
+    Discriminator(_rule_kind),
+]
 
 
 class Schema(_Strict):
