@@ -10,6 +10,12 @@ Every column says whether missing values may occur; a missing value is a code of
 A column may be ``derived_from`` a categorical column by a public mapping (a code and its label,
 a region and its country): it is not modelled, costs no budget and is filled in from its source
 after sampling, so every synthetic row keeps the mapping. The data must obey it (checked on read).
+A numeric column may instead be ``derived_from: {formula: log(wage)}``, a public formula over other
+numeric columns (``synthpriv.formulas``), filled in the same way.
+
+``constraints:`` lists public rules every synthetic row obeys (inequalities, forbidden or allowed
+combinations of categories): their models are here, their checks against the schema and their
+enforcement when sampling in ``synthpriv.constraints``.
 """
 
 from __future__ import annotations
