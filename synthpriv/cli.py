@@ -126,25 +126,8 @@ def command_evaluate(args: argparse.Namespace) -> int:
         args.real, args.synthetic, args.schema, holdout=args.holdout, target=args.target,
         out=args.out, controls=args.controls, anonymeter=not args.no_anonymeter,
     )
-    report = {**evaluation.report, "notes": evaluate_notes(evaluation.report["notes"])}
-    print_evaluation(report, evaluation.files, time.perf_counter() - started)
+    print_evaluation(evaluation.report, evaluation.files, time.perf_counter() - started)
     return 0
-
-
-def evaluate_notes(notes: list[str]) -> list[str]:
-    """The report's notes worded for ``synthpriv evaluate``: its "no holdout" notes name a job
-    config's keys (data.holdout, evaluation.holdout_fraction), but this command takes the holdout
-    from its ``--holdout`` option."""
-    worded = []
-    for note in notes:
-        if note.startswith("no holdout") and "TSTR" in note:
-            note = ("no --holdout: train-synthetic/test-real (TSTR) for --target was skipped; it "
-                    "tests on real rows the generator did not see. Give them with --holdout H.csv.")
-        elif note.startswith("no holdout") and "membership" in note:
-            note = ("no --holdout: membership attacks were skipped; they need real non-members "
-                    "(rows the generator did not see). Give them with --holdout H.csv.")
-        worded.append(note)
-    return worded
 
 
 def command_sweep(args: argparse.Namespace) -> int:

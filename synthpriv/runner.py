@@ -21,6 +21,7 @@ from synthpriv.encoding import TableEncoder
 from synthpriv.engines import open_counts
 from synthpriv.errors import BudgetError
 from synthpriv.pipeline import plan_job, run_stages
+from synthpriv.plan_warnings import plan_messages
 from synthpriv.privacy.accountant import Ledger
 from synthpriv.privacy.plan import Plan
 from synthpriv.privacy.randomness import RandomSource
@@ -122,10 +123,13 @@ def check_delta(job: Job, records: int) -> None:
 
 
 def build_manifest(
-    job: Job, plan: Plan, ledger: Ledger, state: PipelineState, source: RandomSource
+    job: Job, plan: Plan, ledger: Ledger, state: PipelineState, source: RandomSource,
+    warnings: list[str] | None = None,
 ) -> dict:
     """The manifest: a fixed allow-list of fields, none computed from the raw table outside a
-    mechanism, and never the noise seed."""
+    mechanism, and never the noise seed. ``warnings``: the plan-time warnings (public inputs
+    only). ``constraints`` (with schema constraints) counts the model's draws that broke each
+    rule: the sampler fills it in as it draws, and the manifest is written after the rows."""
     budget = job.config.budget
     config = job.config.model_dump(mode="json", by_alias=True, exclude={"seed"})
     reported = ledger.epsilon(budget.delta)
@@ -163,6 +167,8 @@ def build_manifest(
         "randomness": randomness,
         "config": config,
         "schema": job.schema.model_dump(mode="json"),
+        "plan_warnings": warnings or [],
+        "constraints": getattr(state.synthetic, "enforcement", None),
         "versions": package_versions(),
     }
 
@@ -281,6 +287,7 @@ def run_job(
     out_dir = job.output_dir(out)
     check_target(out_dir, force)
     planned = plan_job(job)  # fails on a bad plan before any data is read
+    warnings = plan_messages(job, *planned, evaluate, informational=False)
     columns = file_header(job.data_path, job.schema)
     source = job_source(job) if source is None else source
     with release_lock(out_dir):
@@ -293,7 +300,7 @@ def run_job(
             synthetic.columns = columns
         else:
             synthetic = synthetic[columns]
-        manifest = build_manifest(job, run.plan, run.ledger, run.state, source)
+        manifest = build_manifest(job, run.plan, run.ledger, run.state, source, warnings)
         write_release(out_dir, synthetic, manifest, force)
     kept = synthetic.only_block if isinstance(synthetic, SyntheticRows) else synthetic
     return RunResult(out_dir, run.ledger, run.plan, manifest, job, len(synthetic), kept,

@@ -10,6 +10,12 @@ Every column says whether missing values may occur; a missing value is a code of
 A column may be ``derived_from`` a categorical column by a public mapping (a code and its label,
 a region and its country): it is not modelled, costs no budget and is filled in from its source
 after sampling, so every synthetic row keeps the mapping. The data must obey it (checked on read).
+A numeric column may instead be ``derived_from: {formula: log(wage)}``, a public formula over other
+numeric columns (``synthpriv.formulas``), filled in the same way.
+
+``constraints:`` lists public rules every synthetic row obeys (inequalities, forbidden or allowed
+combinations of categories): their models are here, their checks against the schema and their
+enforcement when sampling in ``synthpriv.constraints``.
 """
 
 from __future__ import annotations
@@ -22,9 +28,20 @@ from typing import Annotated, Literal
 
 import numpy as np
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from synthpriv.errors import SchemaError
+from synthpriv.formulas import Check, Formula, FormulaError, parse_check, parse_formula
 from synthpriv.validation import describe_validation_error
 
 
@@ -87,6 +104,36 @@ class DerivedFrom(_Strict):
         return values
 
 
+class DerivedFormula(_Strict):
+    """A public formula over other numeric columns (``log(wage)``, ``casual + registered``;
+    the language: ``synthpriv.formulas``): the column is filled in from it after sampling."""
+
+    formula: str
+
+    @field_validator("formula")
+    @classmethod
+    def _parses(cls, text: str) -> str:
+        parse_formula(text)  # FormulaError (a ValueError) names what the language refuses
+        return text
+
+    @property
+    def parsed(self) -> Formula:
+        return parse_formula(self.formula)
+
+
+def _derived_kind(value: object) -> str:
+    """Which form of ``derived_from`` a mapping is (so an error speaks of that form only)."""
+    if isinstance(value, DerivedFormula) or (isinstance(value, dict) and "formula" in value):
+        return "formula"
+    return "mapping"
+
+
+Derived = Annotated[
+    Annotated[DerivedFrom, Tag("mapping")] | Annotated[DerivedFormula, Tag("formula")],
+    Discriminator(_derived_kind),
+]
+
+
 class CategoricalColumn(_Strict):
     """A column whose values come from a public, closed list of categories: text, compared with
     the data's cells as written (numbers in the list are accepted: ``category_text``)."""
@@ -95,7 +142,7 @@ class CategoricalColumn(_Strict):
     kind: Literal["categorical"]
     categories: list[str] = Field(min_length=1)
     missing: bool = False
-    derived_from: DerivedFrom | None = None
+    derived_from: Derived | None = None
 
     @field_validator("categories", mode="before")
     @classmethod
@@ -125,7 +172,7 @@ class NumericColumn(_Strict):
     bins: int | None = Field(default=None, ge=1, le=10_000)
     edges: list[float] | None = None
     missing: bool = False
-    derived_from: DerivedFrom | None = None
+    derived_from: Derived | None = None
     precision: int | None = Field(
         default=None, le=15, description="continuous only: decimals (1 to 15) the released values "
         "are rounded to (post-processing); none: full float precision",
@@ -227,6 +274,69 @@ def _in_domain(column: CategoricalColumn | NumericColumn, value: str | float) ->
 Column = Annotated[CategoricalColumn | NumericColumn, Field(discriminator="kind")]
 
 
+# --- Public constraints (the schema's ``constraints:`` list; enforced by synthpriv.constraints) ---
+
+
+class CheckRule(_Strict):
+    """An inequality over numeric columns, a comparison chain of formulas: ``Accept <= Apps``,
+    ``Top10 <= Top25 <= 100``, ``Enroll <= Accept + 10``."""
+
+    check: str
+
+    @field_validator("check")
+    @classmethod
+    def _parses(cls, text: str) -> str:
+        parse_check(text)
+        return text
+
+    @property
+    def parsed(self) -> Check:
+        return parse_check(self.check)
+
+
+def _values_as_text(values: object) -> object:
+    """A value or a list of values of a categorical column, as categories are read."""
+    if isinstance(values, list):
+        return [category_text(v) for v in values]
+    return [category_text(values)]
+
+
+CategoryValues = Annotated[list[str], BeforeValidator(_values_as_text)]
+
+
+class ForbiddenRule(_Strict):
+    """A combination of categorical values no row may have: ``{relationship: Wife, sex: Male}``
+    forbids rows with both; a list (``{a: [x, y]}``) forbids each of its values."""
+
+    forbidden: dict[str, CategoryValues] = Field(min_length=1)
+
+
+class AllowedCombinations(_Strict):
+    columns: list[str] = Field(min_length=1)
+    values: list[CategoryValues] = Field(min_length=1)
+
+
+class AllowedRule(_Strict):
+    """The only combinations of some categorical columns' values a row may have."""
+
+    allowed: AllowedCombinations
+
+
+def _rule_kind(value: object) -> str:
+    """Which kind of rule an entry is, by its key (so an error speaks of that kind only)."""
+    for kind, model in (("forbidden", ForbiddenRule), ("allowed", AllowedRule)):
+        if isinstance(value, model) or (isinstance(value, dict) and kind in value):
+            return kind
+    return "check"
+
+
+Constraint = Annotated[
+    Annotated[CheckRule, Tag("check")] | Annotated[ForbiddenRule, Tag("forbidden")]
+    | Annotated[AllowedRule, Tag("allowed")],
+    Discriminator(_rule_kind),
+]
+
+
 class Schema(_Strict):
     """Ordered columns and the policy for categories the schema does not list."""
 
@@ -235,6 +345,10 @@ class Schema(_Strict):
     drafted_by: str | None = Field(
         default=None, description="the tool that drafted this schema from the data (``synthpriv "
         "schema infer`` writes it): a draft's domains may not be public. Delete it once reviewed.",
+    )
+    constraints: list[Constraint] = Field(
+        default_factory=list, description="public rules every synthetic row obeys (enforced when "
+        "sampling, at no budget: synthpriv.constraints)",
     )
 
     @model_validator(mode="after")
@@ -251,9 +365,54 @@ class Schema(_Strict):
                         "missing, so that column needs 'missing: true'"
                     )
         for column in self.columns:
-            if column.derived_from is not None:
+            if isinstance(column.derived_from, DerivedFormula):
+                self._check_formula(column, column.derived_from)
+            elif column.derived_from is not None:
                 self._check_derived(column, column.derived_from)
+        from synthpriv.constraints import check_rules  # it reads schemas: imported here
+
+        check_rules(self)
         return self
+
+    def numeric_bounds(self, names: Iterable[str], where: str) -> dict[str, tuple[float, float]]:
+        """The public bounds of numeric columns ``names``, for a formula or rule (``where``)
+        over them; ValueError naming ``where`` for a name that is not a numeric column."""
+        bounds = {}
+        for name in names:
+            try:
+                column = self.column(name)
+            except KeyError:
+                raise ValueError(f"{where}: '{name}' is not a column of this schema "
+                                 f"{self.names}") from None
+            if not isinstance(column, NumericColumn):
+                raise ValueError(f"{where}: '{name}' is categorical; a formula reads numeric "
+                                 "columns (for categories, use forbidden/allowed constraints)")
+            bounds[name] = column.rounded_bounds()
+        return bounds
+
+    def _check_formula(self, column: CategoricalColumn | NumericColumn, rule: DerivedFormula) -> None:
+        """A formula column is numeric and reads numeric columns that are not derived; a source
+        that may be missing makes it missing; the formula is defined over the sources' bounds."""
+        where = f"'{column.name}' derived_from formula '{rule.formula}'"
+        if not isinstance(column, NumericColumn):
+            raise ValueError(f"{where}: a formula gives numbers; declare '{column.name}' integer "
+                             "or continuous, or map categories with derived_from column/values")
+        formula = rule.parsed
+        if not formula.columns:
+            raise ValueError(f"{where}: reads no column; a constant is not a derived column")
+        bounds = self.numeric_bounds(formula.columns, where)
+        for name in formula.columns:
+            source = self.column(name)
+            if name == column.name or source.derived_from is not None:
+                raise ValueError(f"{where}: '{name}' is derived itself; a formula reads modelled "
+                                 "columns only")
+            if source.missing and not column.missing:
+                raise ValueError(f"{where}: '{name}' may be missing, which makes '{column.name}' "
+                                 f"missing: set 'missing: true' for '{column.name}'")
+        try:
+            formula.bounds(bounds)
+        except FormulaError as error:
+            raise ValueError(f"{where}: {error}") from None
 
     def _check_derived(self, column: CategoricalColumn | NumericColumn, rule: DerivedFrom) -> None:
         where = f"'{column.name}' derived_from"

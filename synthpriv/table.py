@@ -16,7 +16,7 @@ import pandas as pd
 
 from synthpriv.encoding import derive
 from synthpriv.errors import DataError
-from synthpriv.schema import CategoricalColumn, NumericColumn, Schema, repeated
+from synthpriv.schema import CategoricalColumn, DerivedFormula, NumericColumn, Schema, repeated
 
 MAX_SHOWN = 5
 MAX_VALUE_CHARS = 40
@@ -86,16 +86,27 @@ def parse_chunk(raw: pd.DataFrame, schema: Schema, path: Path, first_row: int) -
 def _check_derived(
     table: pd.DataFrame, column: CategoricalColumn | NumericColumn, path: Path, first: int
 ) -> None:
-    """Refuse rows where a derived column disagrees with its source through the public mapping:
-    the synthesiser would silently replace those values."""
-    source = column.derived_from.column
-    expected, actual = derive(column, table[source]), table[column.name]
+    """Refuse rows where a derived column disagrees with its source through the public mapping
+    or formula (to within the column's precision, else a relative 10⁻⁶: the file may write fewer
+    digits than a float holds): the synthesiser would silently replace those values."""
+    rule = column.derived_from
+    expected, actual = derive(column, table), table[column.name]
     both_missing = (expected.isna() & actual.isna()).to_numpy()
-    differ = ~both_missing & (expected != actual).fillna(True).to_numpy(dtype=bool)
+    if isinstance(rule, DerivedFormula):
+        precision = getattr(column, "precision", None)
+        slack = 0.5 * 10.0**-precision if precision is not None else 0.0
+        close = np.isclose(expected.to_numpy(dtype=float, na_value=np.nan),
+                           actual.to_numpy(dtype=float, na_value=np.nan), rtol=1e-6,
+                           atol=slack + 1e-9)
+        differ = ~both_missing & ~close
+        what = f"derived_from formula '{rule.formula}', but disagrees with it"
+    else:
+        differ = ~both_missing & (expected != actual).fillna(True).to_numpy(dtype=bool)
+        what = f"derived_from '{rule.column}', but disagrees with the schema's mapping"
     if differ.any():
         raise DataError(
-            f"{path}: column '{column.name}' is declared derived_from '{source}', but disagrees "
-            f"with the schema's mapping at {_rows(differ, first)}. Fix the data or the mapping, "
+            f"{path}: column '{column.name}' is declared {what} at {_rows(differ, first)}. Fix "
+            f"the data or the {'formula' if isinstance(rule, DerivedFormula) else 'mapping'}, "
             f"or remove derived_from from '{column.name}' to model it as a column of its own."
         )
 

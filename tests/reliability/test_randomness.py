@@ -202,6 +202,8 @@ def test_seeded_run_says_not_for_release_and_writes_no_seed(small_job, tmp_path)
 MANIFEST_KEYS = {
     "synthpriv_manifest", "job", "created_utc", "guarantee", "ledger", "plan", "records",
     "randomness", "config", "schema", "versions", "files",
+    "plan_warnings",  # plan-time messages: from public quantities only
+    "constraints",  # the model's draws that broke each schema constraint (null without any)
 }
 NESTED_KEYS = {
     "guarantee": {"epsilon", "delta", "neighbouring", "statement", "epsilon_if_noise_secret",
