@@ -41,17 +41,15 @@ def plan_domain_noise(
         raise ValueError("the domain step needs ρ > 0 and at least one column")
     multiplier = math.sqrt(histograms / (2.0 * rho))
     sigma = multiplier * histogram_l2_sensitivity(neighbouring)
-    events: list[PrivacyEvent] = []
-    if bounds:
-        events.append(DiscreteGaussianEvent(
-            multiplier, len(bounds), label=f"DP bounds (bucket histograms): {', '.join(bounds)}"))
+    parts = [f"bounds (bucket histograms) of {', '.join(bounds)}"] * bool(bounds) + [
+        f"categories (value counts) of {', '.join(categories)}"] * bool(categories)
+    # one event for all the histograms (one noise): the PLD accountant composes it once
+    events: list[PrivacyEvent] = [
+        DiscreteGaussianEvent(multiplier, histograms, label="DP domain: " + "; ".join(parts))]
     threshold, per_column = None, 0.0
     if categories:
         threshold, per_column = selection_threshold(
             sigma, delta / len(categories), neighbouring, epsilon)
-        events.append(DiscreteGaussianEvent(
-            multiplier, len(categories),
-            label=f"DP category discovery (value counts): {', '.join(categories)}"))
         events += [ThresholdEvent(per_column, label=f"category threshold: {name}")
                    for name in categories]
     return DomainNoise(multiplier, sigma, threshold, per_column, events)
