@@ -263,3 +263,42 @@ def test_end_to_end_safe_draft_on_2000_adult_rows(tmp_path: Path, adult_sample_c
         else:
             numbers = values.astype(float)
             assert column["lower"] <= numbers.min() and numbers.max() <= column["upper"]
+
+
+def test_replace_one_thresholds_carry_the_two_sided_delta(tmp_path: Path) -> None:
+    """Under replace-one a row may drop one value and add another: each column's δ is
+    (1 + e^ε)·P(Z ≥ T), at the plan's σ and threshold."""
+    from synthpriv.privacy.partition import selection_delta
+
+    plan, _ = plan_job(load_job(_job(tmp_path, neighbouring="replace_one")))
+    domain = plan.stages[0]
+    threshold = int(domain.noise["category_threshold"])
+    expected = selection_delta(domain.noise["sigma"], threshold, "replace_one", 1.0)
+    deltas = [e.delta for e in domain.events if isinstance(e, ThresholdEvent)]
+    assert deltas == pytest.approx([expected, expected])
+    assert sum(deltas) <= 0.1 * 1e-5 and plan.epsilon <= 1.0
+
+
+def test_in_memory_runs_resolve_the_domain_too(tmp_path: Path) -> None:
+    """The sweep and the shadow attack run the pipeline on tables in memory: the domain step runs
+    there as well, on the ledger they report."""
+    from synthpriv.runner import synthesise_table
+    from synthpriv.table import read_table
+
+    job = load_job(_job(tmp_path, epsilon=5.0))
+    real = read_table(tmp_path / "train.csv", job.schema)
+    run = synthesise_table(job, real, RandomSource.seeded(2))
+    assert run.ledger.events[0].label.startswith("DP domain")
+    assert list(run.synthetic.columns) == list(real.columns) and len(run.synthetic) > 0
+
+
+@pytest.mark.slow
+def test_a_held_back_split_reads_rows_with_the_resolved_schema(tmp_path: Path) -> None:
+    path = _job(tmp_path, epsilon=5.0)
+    config = yaml.safe_load(path.read_text())
+    config["evaluation"] = {"holdout_fraction": 0.25}
+    path.write_text(yaml.safe_dump(config))
+    result = run_job(load_job(path))
+    assert result.held_back is not None and len(result.held_back) > 0
+    shapes = set(result.real["shape"]) | set(result.held_back["shape"])
+    assert shapes <= set(result.job.schema.column("shape").categories)
