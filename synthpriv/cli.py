@@ -151,13 +151,13 @@ def command_sweep(args: argparse.Namespace) -> int:
 
 
 def command_schema_infer(args: argparse.Namespace) -> int:
-    from synthpriv.schema_infer import WARNING, infer_schema, schema_yaml
+    from synthpriv.schema_infer import SAFE_HEADER, WARNING, infer_schema, schema_yaml
 
-    schema, notes = infer_schema(args.data)
-    print(WARNING, file=sys.stderr)
+    schema, notes = infer_schema(args.data, safe=args.safe)
+    print(SAFE_HEADER if args.safe else WARNING, file=sys.stderr)
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
-    sys.stdout.write(schema_yaml(schema))
+    sys.stdout.write(schema_yaml(schema, safe=args.safe))
     return 0
 
 
@@ -239,8 +239,13 @@ def parser() -> argparse.ArgumentParser:
 
     schema = commands.add_parser("schema", help="schema tools")
     schema_commands = schema.add_subparsers(dest="schema_command", required=True)
-    infer = schema_commands.add_parser("infer", help="draft a schema from a CSV (NOT private)")
+    infer = schema_commands.add_parser(
+        "infer", help="draft a schema from a CSV (NOT private; --safe: a draft safe to keep)")
     infer.add_argument("data", type=Path)
+    infer.add_argument(
+        "--safe", action="store_true",
+        help="names and kinds only, every column may be missing; no bounds, categories or bins: "
+        "the run's DP domain step buys them (budget.domain_share, budget.domain_delta_share)")
     infer.set_defaults(handler=command_schema_infer)
     return root
 

@@ -93,6 +93,9 @@ def _categorical(schema: Schema, name: str, where: str) -> CategoricalColumn:
     if not isinstance(column, CategoricalColumn):
         raise ValueError(f"{where}: '{name}' is numeric; combinations are of categorical values "
                          "(for numbers write a check, such as 'a <= b')")
+    if column.discovered:
+        raise ValueError(f"{where}: '{name}' has no public categories (the domain step discovers "
+                         "them under DP); list its categories in the schema to use it in a rule")
     return column
 
 

@@ -22,6 +22,11 @@ class TableEncoder:
     """Encoder and decoder for the tables of one schema."""
 
     def __init__(self, schema: Schema) -> None:
+        if schema.unresolved:
+            raise ValueError(
+                f"internal error: {[c.name for c in schema.unresolved]} have no domain yet; the "
+                "domain step (synthpriv.domain_stage) resolves them before anything is encoded"
+            )
         self.schema = schema
         self._edges = {
             c.name: c.bin_edges() for c in schema.columns if isinstance(c, NumericColumn)

@@ -17,10 +17,11 @@ import pandas as pd
 from synthpriv.chunks import file_header, is_parquet, iter_chunks
 from synthpriv.config import Job
 from synthpriv.domain import CountSource
+from synthpriv.domain_stage import conform
 from synthpriv.encoding import TableEncoder
 from synthpriv.engines import open_counts
 from synthpriv.errors import BudgetError
-from synthpriv.pipeline import plan_job, run_stages
+from synthpriv.pipeline import plan_job, resolve_domain, run_stages
 from synthpriv.plan_warnings import plan_messages
 from synthpriv.privacy.accountant import Ledger
 from synthpriv.privacy.plan import Plan
@@ -34,7 +35,8 @@ VERSIONED_PACKAGES = ("synthpriv", "numpy", "pandas", "dp-accounting", "torch", 
 GUARANTEE = (
     "({epsilon:.4g}, {delta:g})-differential privacy for every individual row, where neighbouring "
     "tables differ by {relation}. The schema (column names, domains, bins) and the config are "
-    "public and not protected."
+    "public and not protected, except the bounds and categories a DP domain step chose (its "
+    "events are in the ledger), which this guarantee covers."
 )
 SEEDED_STATEMENT = (
     "NO GUARANTEE: this is a seeded run. Whoever knows the seed can recompute the noise and "
@@ -188,18 +190,21 @@ def synthesise(
     data: CountSource,
     source: RandomSource,
     planned: tuple[Plan, list[tuple[Stage, float]]] | None = None,
+    ledger: Ledger | None = None,
 ) -> Synthesis:
     """Run the job's stages on ``data`` (encoded counts) with one Ledger; no release.
 
     ``planned`` = ``plan_job(job)`` when the caller runs the same job many times (stages are
-    stateless; planning calibrates noise and takes about a second).
+    stateless; planning calibrates noise and takes about a second). A job whose schema leaves a
+    domain out comes here resolved (``resolve_domain``), with the ``ledger`` that holds the
+    domain step's events.
     """
     plan, stages = plan_job(job) if planned is None else planned
     state = PipelineState(
-        context=stages[0][0].context, encoder=TableEncoder(job.schema), data=data,
+        context=stages[-1][0].context, encoder=TableEncoder(job.schema), data=data,
         requested_records=job.config.pipeline.records,
     )
-    ledger = run_stages(stages, plan, state, source)
+    ledger = run_stages(stages, plan, state, source, ledger)
     return Synthesis(plan, ledger, state, state.synthetic)
 
 
@@ -210,8 +215,13 @@ def synthesise_table(
     planned: tuple[Plan, list[tuple[Stage, float]]] | None = None,
 ) -> Synthesis:
     """``synthesise`` on a small table held in memory, its synthetic table as one DataFrame in
-    ``real``'s column order. The sweep and the shadow-model attack re-run the pipeline so."""
-    run = synthesise(job, TableEncoder(job.schema).encode(real), source, planned)
+    ``real``'s column order. The sweep and the shadow-model attack re-run the pipeline so. A
+    schema that leaves a domain out is resolved on ``real`` first (the domain step)."""
+    planned = plan_job(job) if planned is None else planned
+    ledger = Ledger(job.config.budget.neighbouring)
+    job, planned = resolve_domain(job, planned, ledger, source, [real])
+    real = conform(real, job.schema)
+    run = synthesise(job, TableEncoder(job.schema).encode(real), source, planned, ledger)
     table = run.synthetic
     if isinstance(table, SyntheticRows):
         table = pd.concat(list(table), ignore_index=True)
@@ -292,9 +302,12 @@ def run_job(
     source = job_source(job) if source is None else source
     with release_lock(out_dir):
         check_target(out_dir, force)  # again under the lock: a job that just finished counts
+        ledger = Ledger(job.config.budget.neighbouring)
+        # DP bounds/categories where the schema gives none (every input row: DP like the rest)
+        job, planned = resolve_domain(job, planned, ledger, source)
         with open_input(job, source, evaluate) as (data, members, held_back):
             check_delta(job, data.records)
-            run = synthesise(job, data, source, planned)
+            run = synthesise(job, data, source, planned, ledger)
         synthetic = run.synthetic
         if isinstance(synthetic, SyntheticRows):
             synthetic.columns = columns

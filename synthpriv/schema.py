@@ -1,11 +1,16 @@
 """Schema: the public domain of every column, declared by a person, never read from the data.
 
 Column kinds:
-* ``categorical``: a closed list of categories;
-* ``integer`` / ``continuous``: public bounds ``[lower, upper]`` and bins, either ``bins`` equal-width
-  bins over the bounds or explicit ``edges`` (first edge = lower, last = upper). A continuous
-  column may give ``precision``: the decimals its released values are rounded to.
+* ``categorical``: a closed list of categories, or none: then the domain step finds the frequent
+  values under DP (category discovery) and reads the rest as the column's ``other`` label, or as
+  missing;
+* ``integer`` / ``continuous``: public bounds ``[lower, upper]`` (either may be left out: the
+  domain step then buys DP bounds) and bins, either ``bins`` equal-width bins over the bounds or
+  explicit ``edges`` (first edge = lower, last = upper), or neither (the adaptive domain). A
+  continuous column may give ``precision``: the decimals its released values are rounded to.
 Every column says whether missing values may occur; a missing value is a code of its own.
+Category labels are compared and released exactly as written (spaces included) unless the
+schema sets ``strip_labels: true``.
 
 A column may be ``derived_from`` a categorical column by a public mapping (a code and its label,
 a region and its country): it is not modelled, costs no budget and is filled in from its source
@@ -136,13 +141,27 @@ Derived = Annotated[
 
 class CategoricalColumn(_Strict):
     """A column whose values come from a public, closed list of categories: text, compared with
-    the data's cells as written (numbers in the list are accepted: ``category_text``)."""
+    the data's cells as written (numbers in the list are accepted: ``category_text``). Without
+    ``categories`` the domain step discovers them under DP (synthpriv.domain_stage)."""
 
     name: str
     kind: Literal["categorical"]
-    categories: list[str] = Field(min_length=1)
+    categories: list[str] | None = None
     missing: bool = False
     derived_from: Derived | None = None
+    other: str | None = Field(
+        default=None, description="the label a value outside the categories is read as (listed "
+        "among the categories; with no categories given: the values DP discovery does not keep)",
+    )
+    unknown_categories: Literal["error", "missing"] | None = Field(
+        default=None, description="this column's policy for values outside its categories "
+        "(overrides the schema's); the domain step sets 'missing' on discovered columns",
+    )
+
+    @field_validator("other", mode="before")
+    @classmethod
+    def _other_as_text(cls, other: object) -> object:
+        return other if other is None else category_text(other)
 
     @field_validator("categories", mode="before")
     @classmethod
@@ -153,22 +172,52 @@ class CategoricalColumn(_Strict):
 
     @model_validator(mode="after")
     def _unique(self) -> CategoricalColumn:
+        if self.categories is None:
+            if self.other is None and not self.missing:
+                raise ValueError(
+                    f"'{self.name}' lists no categories, so DP discovery keeps only its frequent "
+                    "values; the others need somewhere to go: set 'other: <label>' (e.g. other: "
+                    "Other) or 'missing: true', or list its public categories"
+                )
+            if self.derived_from is not None:
+                raise ValueError(f"derived column '{self.name}' needs its categories listed")
+            return self
+        if not self.categories and not (self.unknown_categories == "missing" and self.missing):
+            raise ValueError(
+                f"categories of '{self.name}' is an empty list: list its categories, or leave "
+                "'categories' out to let DP category discovery find them"
+            )
         duplicated = repeated(self.categories)
         if duplicated:
             raise ValueError(f"categories of '{self.name}' repeat {duplicated}; list each once")
+        if self.other is not None and self.other not in self.categories:
+            raise ValueError(
+                f"other: '{self.other}' of '{self.name}' is not one of its categories; list it "
+                "among them (values outside the list are read as it)"
+            )
+        if self.unknown_categories == "missing" and not self.missing:
+            raise ValueError(
+                f"unknown_categories: missing on '{self.name}' needs 'missing: true'"
+            )
         return self
+
+    @property
+    def discovered(self) -> bool:
+        """True when the schema lists no categories: the domain step discovers them (DP)."""
+        return self.categories is None
 
 
 FINE_CELLS = 1024  # cells of an adaptive column's fine public grid (see NumericColumn.bin_edges)
 
 
 class NumericColumn(_Strict):
-    """A numeric column with public bounds; values outside them are clipped before any query."""
+    """A numeric column with bounds; values outside them are clipped before any query. A bound
+    left out is bought under DP by the domain step (synthpriv.domain_stage)."""
 
     name: str
     kind: Literal["integer", "continuous"]
-    lower: float
-    upper: float
+    lower: float | None = None
+    upper: float | None = None
     bins: int | None = Field(default=None, ge=1, le=10_000)
     edges: list[float] | None = None
     missing: bool = False
@@ -192,6 +241,8 @@ class NumericColumn(_Strict):
                 f"'{self.name}': precision {self.precision} asks for whole values: declare the "
                 "column 'kind: integer' instead, or give 1 decimal or more"
             )
+        if self.needs_bounds:
+            return self
         lower, upper = self.rounded_bounds()
         if lower > upper:
             raise ValueError(
@@ -208,8 +259,25 @@ class NumericColumn(_Strict):
         scale = 10.0**self.precision
         return math.ceil(self.lower * scale) / scale, math.floor(self.upper * scale) / scale
 
+    @property
+    def needs_bounds(self) -> bool:
+        """True when a bound is left out: the domain step buys it under DP."""
+        return self.lower is None or self.upper is None
+
     @model_validator(mode="after")
     def _check_bins(self) -> NumericColumn:
+        if self.needs_bounds:
+            given = [b for b in (self.lower, self.upper) if b is not None]
+            if not all(math.isfinite(b) for b in given):
+                raise ValueError(f"'{self.name}' needs finite bounds, got {given}")
+            if self.edges is not None:
+                raise ValueError(
+                    f"edges of '{self.name}' need both bounds: give lower and upper (the first "
+                    "and last edge), or drop the edges to let the DP domain step choose the bins"
+                )
+            if self.derived_from is not None:
+                raise ValueError(f"derived column '{self.name}' needs lower and upper")
+            return self
         if not (math.isfinite(self.lower) and math.isfinite(self.upper)) or self.lower >= self.upper:
             raise ValueError(
                 f"'{self.name}' needs finite bounds with lower < upper, "
@@ -265,7 +333,7 @@ def _in_domain(column: CategoricalColumn | NumericColumn, value: str | float) ->
     whole for an integer column)."""
     if isinstance(column, CategoricalColumn):
         return value in column.categories
-    if isinstance(value, str):
+    if isinstance(value, str) or column.needs_bounds:
         return False
     whole = column.kind != "integer" or float(value).is_integer()
     return whole and column.lower <= value <= column.upper
@@ -342,6 +410,10 @@ class Schema(_Strict):
 
     columns: list[Column] = Field(min_length=1)
     unknown_categories: Literal["error", "missing"] = "error"
+    strip_labels: bool = Field(
+        default=False, description="read category cells with leading/trailing spaces removed "
+        "(' State-gov' as 'State-gov'); off: labels are kept, compared and released as written",
+    )
     drafted_by: str | None = Field(
         default=None, description="the tool that drafted this schema from the data (``synthpriv "
         "schema infer`` writes it): a draft's domains may not be public. Delete it once reviewed.",
@@ -359,7 +431,8 @@ class Schema(_Strict):
             raise ValueError(f"column names repeat {duplicated}; each column is declared once")
         if self.unknown_categories == "missing":
             for column in self.columns:
-                if isinstance(column, CategoricalColumn) and not column.missing:
+                if (isinstance(column, CategoricalColumn) and not column.missing
+                        and column.other is None):
                     raise ValueError(
                         f"unknown_categories: missing maps unknown values of '{column.name}' to "
                         "missing, so that column needs 'missing: true'"
@@ -387,6 +460,10 @@ class Schema(_Strict):
             if not isinstance(column, NumericColumn):
                 raise ValueError(f"{where}: '{name}' is categorical; a formula reads numeric "
                                  "columns (for categories, use forbidden/allowed constraints)")
+            if column.needs_bounds:
+                raise ValueError(f"{where}: '{name}' has no public bounds (the domain step buys "
+                                 "them under DP); declare its lower and upper bounds to use it "
+                                 "in a formula or rule")
             bounds[name] = column.rounded_bounds()
         return bounds
 
@@ -424,6 +501,10 @@ class Schema(_Strict):
             raise ValueError(
                 f"{where}: '{rule.column}' must be a categorical column that is not itself derived"
             )
+        if source.discovered:
+            raise ValueError(
+                f"{where}: '{rule.column}' lists no categories; a public mapping needs them listed"
+            )
         if source.missing and not column.missing:
             raise ValueError(
                 f"{where}: '{rule.column}' may be missing, which makes '{column.name}' missing: "
@@ -454,6 +535,12 @@ class Schema(_Strict):
             if column.name == name:
                 return column
         raise KeyError(name)
+
+    @property
+    def unresolved(self) -> list[CategoricalColumn | NumericColumn]:
+        """The columns whose domain the DP domain step must find (no bounds, no categories)."""
+        return [c for c in self.columns if (c.discovered if isinstance(c, CategoricalColumn)
+                                             else c.needs_bounds)]
 
     @property
     def numeric_names(self) -> list[str]:

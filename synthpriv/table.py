@@ -74,9 +74,11 @@ def parse_chunk(raw: pd.DataFrame, schema: Schema, path: Path, first_row: int) -
     (synthpriv.chunks), so errors name the same rows whichever reads the file."""
     table = pd.DataFrame(index=raw.index)
     for name in raw.columns:
-        values = raw[name].str.strip()
-        table[name] = _parse_column(values, schema.column(name), schema.unknown_categories, path,
-                                    first_row)
+        column = schema.column(name)
+        values = raw[name]
+        if schema.strip_labels or not isinstance(column, CategoricalColumn):
+            values = values.str.strip()
+        table[name] = _parse_column(values, column, schema, path, first_row)
     for column in schema.columns:
         if column.derived_from is not None:
             _check_derived(table, column, path, first_row)
@@ -228,26 +230,44 @@ def _numeric_hint(unknown: pd.Series, column: CategoricalColumn) -> str:
     )
 
 
+def _spaces_hint(unknown: pd.Series, column: CategoricalColumn) -> str:
+    """A hint when the unknown values are categories up to leading/trailing spaces."""
+    if not unknown.str.strip().isin(column.categories).all():
+        return ""
+    return (" These values are categories up to leading/trailing spaces: labels are compared as "
+            "written. Write them in the schema as the data does (quoted, e.g. ' State-gov'), or "
+            "set 'strip_labels: true' in the schema to read every label stripped.")
+
+
 def _parse_column(
-    values: pd.Series, column: CategoricalColumn | NumericColumn, policy: str, path: Path,
+    values: pd.Series, column: CategoricalColumn | NumericColumn, schema: Schema, path: Path,
     first: int = 1,
 ) -> pd.Series:
-    is_missing = (values == "").to_numpy()
+    """A column's cells parsed. A category is kept as written (spaces included) unless the schema
+    strips labels; a cell of spaces only is missing. A value outside the categories is read as
+    the column's ``other`` label, else as missing or an error (the column's policy, else the
+    schema's). A column with no categories listed keeps every value: the domain step chooses."""
+    is_missing = (values.str.strip() == "").to_numpy()
     if is_missing.any() and not column.missing:
         raise DataError(
             f"{path}: column '{column.name}' has missing values at {_rows(is_missing, first)}, but the "
             f"schema says it has none. Fill them, or set 'missing: true' for '{column.name}'."
         )
     if isinstance(column, CategoricalColumn):
+        if column.discovered:
+            return values.where(~is_missing)
         known = values.isin(column.categories).to_numpy() | is_missing
         if not known.all():
-            if policy == "missing":
+            if column.other is not None:
+                return values.where(known, column.other).where(~is_missing)
+            if (column.unknown_categories or schema.unknown_categories) == "missing":
                 return values.where(known & ~is_missing)
             unknown = _examples(values[~known])
             raise DataError(
                 f"{path}: column '{column.name}' has value(s) {unknown} not in the schema's "
                 f"categories, at {_rows(~known, first)}. Add them to the schema's categories, fix the "
                 f"data, or set 'unknown_categories: missing'.{_numeric_hint(values[~known], column)}"
+                f"{_spaces_hint(values[~known], column)}"
             )
         return values.where(~is_missing)
     numbers = pd.to_numeric(values.where(~is_missing), errors="coerce").to_numpy(dtype=float)

@@ -42,7 +42,7 @@ def evaluate_job(job: Job, result: RunResult, *, progress: bool = True) -> Evalu
     """Evaluate a job's release against its real table and holdout; write the report."""
     holdout, source = None, None
     if job.holdout_path is not None:
-        holdout, source = read_table(job.holdout_path, job.schema), "data.holdout"
+        holdout, source = read_table(job.holdout_path, result.job.schema), "data.holdout"
     elif result.held_back is not None:
         holdout, source = result.held_back, "held back from the input"
     guarantee = result.manifest["guarantee"]

@@ -208,8 +208,8 @@ MANIFEST_KEYS = {
 NESTED_KEYS = {
     "guarantee": {"epsilon", "delta", "neighbouring", "statement", "epsilon_if_noise_secret",
                   "delta_if_noise_secret"},  # a seeded run's guarantee (there is none)
-    "ledger": {"neighbouring", "delta", "epsilon", "bound", "epsilon_rdp", "epsilon_pld",
-               "bounds_note", "events", "adaptive"},
+    "ledger": {"neighbouring", "delta", "delta_thresholds", "epsilon", "bound", "epsilon_rdp",
+               "epsilon_pld", "bounds_note", "events", "adaptive"},
     "plan": {"target_epsilon", "planned_epsilon", "delta", "neighbouring", "stages"},
     "records": {"released", "source"},
     "files": {"synthetic.csv"},
