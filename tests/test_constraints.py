@@ -69,6 +69,18 @@ def test_a_bad_rule_is_refused_when_the_schema_is_loaded_naming_it(rule: dict, m
         schema_with(rule)
 
 
+@pytest.mark.parametrize(("rule", "message"), [
+    ({"check": "Accept <= Apps"}, "'Apps' has no public bounds"),
+    ({"forbidden": {"kind": "x"}}, "'kind' has no public categories"),
+])
+def test_a_rule_over_a_domain_left_to_the_dp_step_is_refused(rule: dict, message: str) -> None:
+    # the DP bounds and categories exist only after the data is read: a rule must not wait on them
+    columns = [{"name": "Apps", "kind": "integer"}, COLUMNS[1],
+               {"name": "kind", "kind": "categorical", "other": "rest"}]
+    with pytest.raises(SchemaError, match=message):
+        schema_with(rule, columns=columns)
+
+
 def test_forbidden_and_allowed_rows_and_missing_values_obey() -> None:
     table = pd.DataFrame({"role": ["Wife", "Wife", "Husband", "Child"],
                           "sex": ["Male", "Female", "Female", np.nan]})
