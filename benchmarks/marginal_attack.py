@@ -62,7 +62,7 @@ def main() -> None:
             real, {"pipeline": PipelineGenerator(job), "identity": IdentityGenerator()},
             numeric_columns=job.schema.numeric_names, neighbouring=job.config.budget.neighbouring,
             delta=job.config.budget.delta, shadow_tables=args.tables, records=args.records,
-            targets=args.targets, workers=args.workers, seed=args.seed, progress=False,
+            targets=args.targets, workers=args.workers, seed=args.seed, progress=True,
         )
         seconds = time.perf_counter() - start
         claimed = ledger_epsilon(job, real.iloc[: args.records])

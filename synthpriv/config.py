@@ -98,7 +98,7 @@ class MarginalAttackConfig(_Strict):
     """
 
     enabled: bool = True
-    shadow_tables: int = Field(default=16, ge=8)
+    shadow_tables: int = Field(default=8, ge=8)
     records: int = Field(default=300, ge=10)
     targets: int = Field(default=10, ge=1)
     max_order: int = Field(default=2, ge=1, le=3)

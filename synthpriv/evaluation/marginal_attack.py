@@ -179,7 +179,7 @@ def marginal_attack(
     numeric_columns: Sequence[str],
     neighbouring: Literal["add_remove", "replace_one"],
     delta: float,
-    shadow_tables: int = 16,
+    shadow_tables: int = 8,
     records: int = 300,
     targets: int = 10,
     max_order: int = 2,
@@ -212,10 +212,10 @@ def marginal_attack(
     alpha = ALPHA / len(target_rows)
     names = queries.names()
     results: dict[str, dict] = {}
-    with ShadowRunner(rest, target_rows, queries, workers) as runner:  # type: ignore[arg-type]
+    with ShadowRunner(rest, target_rows, queries, workers) as runner:
         for name, generator in generators.items():
             start = time.perf_counter()
-            x = runner.run(generator, shadow, f"marginal attack: {name}", progress)
+            x = runner.run(generator, shadow, f"marginal attack on {name}", progress)
             results[name] = _attack_one(
                 x, shadow.members, train, chosen, names, delta=delta, alpha=alpha,
                 bootstrap=bootstrap, seed=seed,
