@@ -44,6 +44,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", default=str(ROOT / "configs" / "adult.yaml"))
     parser.add_argument("--epsilons", default="1,10,100")
+    parser.add_argument("--recipe", default=None, help="override the config's pipeline.recipe")
     parser.add_argument("--pool", type=int, default=3000)
     parser.add_argument("--tables", type=int, default=32)
     parser.add_argument("--records", type=int, default=300)
@@ -56,6 +57,8 @@ def main() -> None:
     for epsilon in (float(e) for e in args.epsilons.split(",")):
         job = load_job(args.config)
         job.config.budget.epsilon = epsilon
+        if args.recipe:
+            job.config.pipeline.recipe = args.recipe
         real = read_table(job.data_path, job.schema).sample(args.pool, random_state=args.seed)
         start = time.perf_counter()
         result = marginal_attack(
@@ -66,10 +69,13 @@ def main() -> None:
         )
         seconds = time.perf_counter() - start
         claimed = ledger_epsilon(job, real.iloc[: args.records])
-        runs.append({"epsilon": epsilon, "ledger_epsilon": claimed, "seconds": seconds, **result})
+        recipe = job.config.pipeline.recipe
+        runs.append({"epsilon": epsilon, "recipe": recipe, "ledger_epsilon": claimed,
+                     "seconds": seconds, **result})
         for name, g in result["generators"].items():
             worst = g["worst_case"]
-            print(f"ε = {epsilon:g} (ledger {claimed:.4g}) {name}: mean AUC {g['mean_auc']:.3f} "
+            print(f"{recipe} ε = {epsilon:g} (ledger {claimed:.4g}) {name}: "
+                  f"mean AUC {g['mean_auc']:.3f} "
                   f"[{g['mean_auc_ci'][0]:.3f}, {g['mean_auc_ci'][1]:.3f}] power {g['power']}; "
                   f"worst ε lower bound {worst['eps_lower_bound']:.3f} (certifiable at most "
                   f"{worst['max_certifiable']:.3f}); {g['seconds']:.0f} s", flush=True)
