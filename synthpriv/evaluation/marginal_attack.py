@@ -115,7 +115,8 @@ def mean_auc_interval(
     scores: np.ndarray, truth: np.ndarray, bootstrap: int, rng: np.random.Generator
 ) -> list[float] | None:
     """Percentile interval (``POWER_LEVEL``) of the mean per-target AUC, resampling test tables
-    (rows of ``scores``/``truth``, tables × targets); None when ``bootstrap`` is 0."""
+    (rows of ``scores``/``truth``, tables × targets); None when ``bootstrap`` is 0 or no resample
+    holds both classes for any target."""
     if bootstrap <= 0:
         return None
     means = []
@@ -128,6 +129,8 @@ def mean_auc_interval(
         ]
         if aucs:
             means.append(np.mean(aucs))
+    if not means:  # every resample drew one class only (a handful of test tables)
+        return None
     tail = 100 * (1 - POWER_LEVEL) / 2
     return [float(np.percentile(means, tail)), float(np.percentile(means, 100 - tail))]
 

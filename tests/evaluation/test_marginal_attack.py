@@ -19,6 +19,7 @@ from synthpriv.evaluation.marginal_attack import (
     exposed_targets,
     fit_likelihood_ratio,
     marginal_attack,
+    mean_auc_interval,
 )
 from synthpriv.evaluation.shadow import IdentityGenerator, PipelineGenerator
 from synthpriv.table import read_table
@@ -65,6 +66,16 @@ def test_weights_are_the_shift_over_the_shrunk_pooled_variance():
     np.testing.assert_allclose(weights[0], 3 / ((4 + PRIOR_TABLES) / (2 + PRIOR_TABLES)))
     np.testing.assert_allclose(centre, [2.5, 1.0])
     assert weights[1] == 0  # a query the record does not move gets no weight, however constant
+
+
+def test_the_mean_auc_interval_resamples_whole_test_tables():
+    scores = np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 2.0], [-1.0, -1.0]])
+    truth = np.array([[True, False], [False, True], [True, True], [False, False]])
+    assert mean_auc_interval(scores, truth, 50, np.random.default_rng(0)) == [1.0, 1.0]
+    assert mean_auc_interval(scores, ~truth, 50, np.random.default_rng(0)) == [0.0, 0.0]
+    one = np.array([[True, False]])
+    assert mean_auc_interval(np.zeros((1, 2)), one, 10, np.random.default_rng(0)) is None
+    assert mean_auc_interval(scores, truth, 0, np.random.default_rng(0)) is None
 
 
 def test_the_identity_control_is_caught_and_the_pipeline_at_eps_100_shows_power(tmp_path):
