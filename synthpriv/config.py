@@ -97,6 +97,23 @@ class ShadowAttackConfig(_Strict):
     identity_control: bool = True
 
 
+class MarginalAttackConfig(_Strict):
+    """The attack built for marginal recipes (on by default; see
+    ``synthpriv.evaluation.marginal_attack``): its cost is ``shadow_tables`` runs of the pipeline
+    on ``records``-row tables drawn from the training table minus the ``targets`` most exposed
+    rows; it counts the synthetic rows in each target's cells of every 1- … ``max_order``-way
+    marginal. Half the tables fit the attack, the other half (fresh) measure it.
+    """
+
+    enabled: bool = True
+    shadow_tables: int = Field(default=8, ge=8)
+    records: int = Field(default=300, ge=10)
+    targets: int = Field(default=10, ge=1)
+    max_order: int = Field(default=2, ge=1, le=3)
+    workers: int = Field(default=1, ge=1)
+    identity_control: bool = True
+
+
 Control = Literal["identity", "gaussian_copula", "ctgan"]
 
 
@@ -120,6 +137,7 @@ class EvaluationConfig(_Strict):
     anonymeter_attacks: int = Field(default=200, ge=10)
     holdout_fraction: float | None = Field(default=None, gt=0, lt=1)
     shadow: ShadowAttackConfig = Field(default_factory=ShadowAttackConfig)
+    marginal_attack: MarginalAttackConfig = Field(default_factory=MarginalAttackConfig)
     attack_seed: int = Field(default=0, ge=0)  # target draws, bootstrap, shadow tables (not noise)
 
 

@@ -84,6 +84,10 @@ def summary_lines(report: dict) -> list[str]:
         if shadow:
             lines.append("shadow attack AUC (pooled): " + "; ".join(
                 f"{name} {result['pooled']['auc']:.3f}" for name, result in shadow.items()))
+        marginal = privacy.get("marginal_attack", {}).get("generators")
+        if marginal:
+            lines.append("attack built for marginal recipes, mean AUC on the exposed rows: " + "; ".join(
+                f"{name} {result['mean_auc']:.3f}" for name, result in marginal.items()))
         lines.append(privacy["verdict"]["message"])
     lines += [f"note: {note}" for note in report["notes"]]
     return lines

@@ -96,10 +96,14 @@ class TableSamples:
         self._ordered: dict[str, pd.DataFrame] = {}
         self.used: dict[str, dict[str, dict[str, int]]] = {}
         cap = sizes.largest()
+        cut = [getattr(sizes, part) for part in sizes.parts() if getattr(sizes, part) is not None]
         for name, table in self.full.items():
-            if cap is not None and len(table) > cap:
+            # a table some part cuts is ordered, as far as the largest part reads (all of it when
+            # that part is larger than the table, or reads every row)
+            if cut and len(table) > min(cut):
+                size = len(table) if cap is None else min(cap, len(table))
                 rng = np.random.default_rng([sizes.seed, _STREAMS.get(name, 0)])
-                order = rng.choice(len(table), size=cap, replace=False)
+                order = rng.choice(len(table), size=size, replace=False)
                 self._ordered[name] = table.iloc[order]
 
     def rows(self, name: str, part: Part) -> pd.DataFrame:

@@ -36,7 +36,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from itertools import combinations
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
 import numpy as np
 import pandas as pd
@@ -231,10 +231,17 @@ def design(
     return ShadowDesign(base, members, slots, seeds, neighbouring)  # type: ignore[arg-type]
 
 
+class Features(Protocol):
+    """What a shadow run reports: (targets × features) of one synthetic output. ``FeatureMap``
+    here; the cell counts of :mod:`synthpriv.evaluation.marginal_attack`."""
+
+    def features(self, synthetic: pd.DataFrame, targets: pd.DataFrame) -> np.ndarray: ...
+
+
 _WORKER: dict = {}
 
 
-def _init_worker(pool: pd.DataFrame, targets: pd.DataFrame, features: FeatureMap) -> None:
+def _init_worker(pool: pd.DataFrame, targets: pd.DataFrame, features: Features) -> None:
     _WORKER.update(pool=pool, targets=targets, features=features)
 
 
@@ -249,7 +256,7 @@ class ShadowRunner:
     """One worker pool for every shadow run of every generator attacked (``workers`` processes,
     spawned once; ``workers == 1`` runs in this process)."""
 
-    def __init__(self, pool: pd.DataFrame, targets: pd.DataFrame, features: FeatureMap, workers: int):
+    def __init__(self, pool: pd.DataFrame, targets: pd.DataFrame, features: Features, workers: int):
         self.workers = workers
         self._executor: ProcessPoolExecutor | None = None
         if workers > 1:

@@ -16,7 +16,8 @@ from synthpriv.evaluation.job import evaluation_dir
 from synthpriv.evaluation.report import write_report
 from tests.evaluation.tiny import NUMERIC, tiny_table, write_tiny_job
 
-FAST = {"controls": ["identity"], "anonymeter": False, "quality_report": False, "bootstrap": 20}
+FAST = {"controls": ["identity"], "anonymeter": False, "quality_report": False, "bootstrap": 20,
+        "marginal_attack": {"shadow_tables": 8, "records": 60, "targets": 2}}
 SECTIONS = ("# Evaluation of", "## Utility", "## Membership-inference attacks")
 
 

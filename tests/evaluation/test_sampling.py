@@ -107,6 +107,19 @@ def test_samples_are_nested_distinct_rows_of_the_table():
     assert wide["v"].tolist() != sorted(wide["v"])[:2000]  # not the first rows: a random sample
 
 
+@pytest.mark.parametrize("largest", [1000, None])
+def test_a_table_between_the_smallest_and_the_largest_size_is_cut_where_needed(largest):
+    """Adult's 32,520 rows lie between the quality report's 20,000 and the marginals' 100,000:
+    the small part reads a sample, the large one every row (a KeyError before)."""
+    frame = pd.DataFrame({"v": np.arange(600)})
+    sizes = SampleSizes(marginals=largest, association=300, tstr=300, quality_report=50, attacks=50)
+    samples = TableSamples({"real": frame}, sizes)
+    assert len(samples.rows("real", "marginals")) == 600
+    small = samples.rows("real", "quality_report")
+    assert len(small) == 50 and small["v"].is_unique
+    assert small["v"].tolist() == samples.rows("real", "association")["v"].tolist()[:50]
+
+
 def test_default_sizes_are_the_documented_ones():
     sizes = default_sizes(EvaluationConfig(attack_seed=7))
     assert sizes == SampleSizes(seed=7)
