@@ -152,10 +152,14 @@ B_RUNS = 1000
 
 # --- (c) DP-SGD without clipping ------------------------------------------------------------------
 
-# A tiny clipping norm C (noise z·C, negligible beside an unclipped gradient) and a small ε.
+# A tiny clipping norm C (noise z·C, negligible beside an unclipped gradient), a small ε and a
+# large learning rate, so that unclipped training follows the data: in 8 + 8 diagnostic runs of
+# the mutation the white-box score (log-likelihood of the canary) was −1.8 to −3.5 on D' and −40
+# to −87 on D. Separated halves of 15 runs certify ≈ 1.3 > 0.5. Planning takes about a minute
+# (the RDP accountant at q = 0.5), once per audit.
 C_SETTING = AuditSetting("dpsgd", epsilon=0.5, delta=1e-3, stages={"generator": {
-    "epochs": 10, "sample_rate": 0.5, "hidden": 4, "max_grad_norm": 1e-3}})
-C_RUNS = 40
+    "epochs": 10, "sample_rate": 0.5, "hidden": 4, "max_grad_norm": 1e-3, "learning_rate": 0.3}})
+C_RUNS = 30
 NO_CLIP = 1e9
 
 
