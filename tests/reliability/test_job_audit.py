@@ -18,20 +18,18 @@ from scipy import stats
 
 from synthpriv import runner
 from synthpriv.audit import AuditSetting, black_box_score, run_audit
-from synthpriv.evaluation.attack_metrics import empirical_epsilon
-from synthpriv.generators import dpsgd
+from synthpriv.evaluation.attack_metrics import epsilon_lower_bound
 from synthpriv.marginals import measurement
 from synthpriv.privacy.randomness import RandomSource
 
 # (a) noise scaled down in the marginal measurement: AIM (it plans in 0.2 s), a small ε, the
 # noise divided by 64 (halved, it would take thousands of runs: see the README's Audits). The
-# white-box score is then a Gaussian shift of μ ≥ 7.9 standard deviations
-# (``test_the_mutation_is_caught_but_for_a_negligible_chance``); all 30 + 30 scores separate
-# except with probability ≤ 3600·Φ̄(μ/√2) < 1e-4, and separated halves of 15 certify
-# ln((0.025^(1/15) − δ)/(1 − 0.025^(1/15))) ≈ 1.3 > 0.5.
+# white-box score is then a Gaussian shift of μ ≥ 7.9 standard deviations, and the audit fails to
+# certify more than the ledger's ε with probability < 1e-3
+# (``test_the_mutation_is_caught_but_for_a_negligible_chance``).
 SCALED_DOWN = 64
 A_SETTING = AuditSetting("aim", epsilon=0.5, delta=1e-3)
-A_RUNS = 30
+A_RUNS = 40
 
 
 def test_the_tables_are_neighbours() -> None:
@@ -80,22 +78,33 @@ def test_the_same_audit_without_the_bug_stays_below_the_ledger() -> None:
     assert result.certified <= result.ledger_epsilon
 
 
+def caught_unless(runs: int, epsilon: float, delta: float) -> float:
+    """P(an audit of ``runs`` perfectly separated scores per side certifies ≤ ``epsilon``).
+
+    The threshold is the selection half's lowest in-score; the evaluation half's in-scores below
+    it are missed: K of them, P(K ≥ k) = C(h, k)/C(2h, k) for halves of h (exchangeable scores).
+    """
+    half = runs // 2
+    missed = 0
+    while epsilon_lower_bound(half - missed - 1, missed + 1, 0, half, delta, 0.025) > epsilon:
+        missed += 1
+    return math.comb(half, missed + 1) / math.comb(2 * half, missed + 1)
+
+
 def test_the_mutation_is_caught_but_for_a_negligible_chance() -> None:
     """The Gaussian model of the white-box score: shift μ = SCALED_DOWN·√(2·0.9·ρ) noise units
     (the AIM filter spends ρ, 90 % of it on measurements; the ledger's ε = 0.5 is at most
-    ρ + 2√(ρ·ln(1/δ)), so ρ is at least the root below). P(some out-score ≥ some in-score)
-    ≤ (2·A_RUNS)²·Φ̄(μ/√2) by the union bound; with every score separated, the evaluation half
-    certifies the bound computed here."""
+    ρ + 2√(ρ·ln(1/δ)), so ρ is at least the root below). Scores fail to separate with
+    probability ≤ (2·A_RUNS)²·Φ̄(μ/√2) (union bound); separated, they fail with
+    ``caught_unless``."""
     log_term = math.log(1 / A_SETTING.delta)
     rho = (math.sqrt(log_term + A_SETTING.epsilon) - math.sqrt(log_term)) ** 2
     mu = SCALED_DOWN * math.sqrt(2 * 0.9 * rho)
     assert mu >= 7.9
-    assert (2 * A_RUNS) ** 2 * stats.norm.sf(mu / math.sqrt(2)) < 1e-4
-    half = A_RUNS // 2
-    separated = empirical_epsilon(np.arange(A_RUNS) + 100.0, np.arange(A_RUNS) * 1.0,
-                                  A_SETTING.delta, 0.025, np.random.default_rng(0))
-    assert separated["counts"] == {"tp": half, "fn": 0, "fp": 0, "tn": half}
-    assert separated["eps_lower_bound"] > 2 * A_SETTING.epsilon
+    overlap = (2 * A_RUNS) ** 2 * stats.norm.sf(mu / math.sqrt(2))
+    assert overlap + caught_unless(A_RUNS, A_SETTING.epsilon, A_SETTING.delta) < 1e-3
+    # the DP-SGD mutation below separates its scores too (see C_SETTING)
+    assert caught_unless(C_RUNS, C_SETTING.epsilon, C_SETTING.delta) < 1e-3
 
 
 # --- every recipe and data-touching option through the harness (slow: seconds per run) ---------
@@ -155,17 +164,20 @@ B_RUNS = 1000
 # A tiny clipping norm C (noise z·C, negligible beside an unclipped gradient), a small ε and a
 # large learning rate, so that unclipped training follows the data: in 8 + 8 diagnostic runs of
 # the mutation the white-box score (log-likelihood of the canary) was −1.8 to −3.5 on D' and −40
-# to −87 on D. Separated halves of 15 runs certify ≈ 1.3 > 0.5. Planning takes about a minute
-# (the RDP accountant at q = 0.5), once per audit.
+# to −87 on D. Separated scores of 40 runs per side certify more than 0.5 except with
+# probability < 1e-3 (``caught_unless``). Planning takes about a minute (the RDP accountant at
+# q = 0.5), once per audit.
 C_SETTING = AuditSetting("dpsgd", epsilon=0.5, delta=1e-3, stages={"generator": {
     "epochs": 10, "sample_rate": 0.5, "hidden": 4, "max_grad_norm": 1e-3, "learning_rate": 0.3}})
-C_RUNS = 30
+C_RUNS = 40
 NO_CLIP = 1e9
 
 
 def skip_clipping(monkeypatch) -> None:
     """The mutation: Opacus clips at 10⁹ (so not at all) while the noise keeps the std z·C the
     ledger charges for (DPOptimizer's std is noise_multiplier × max_grad_norm)."""
+    from synthpriv.generators import dpsgd  # torch: imported only by the slow tests
+
     honest = dpsgd.make_private
 
     def unclipped(model, optimizer, noise_multiplier, max_grad_norm, *args, **kwargs):
