@@ -50,7 +50,6 @@ from synthpriv.stage import PipelineState
 
 CATEGORIES = ("c", "z")  # the table's value, the canary's value
 RECIPES = ("independent", "mst", "aim", "dpsgd", "hybrid")
-GENERATOR_STAGES = {"dpsgd", "hybrid"}
 # Small, fast stage settings for audits (public config, reported with every result).
 FAST_STAGES: dict[str, dict[str, dict[str, Any]]] = {
     "independent": {},
