@@ -1,0 +1,212 @@
+"""End-to-end audits of the real job (synthpriv.audit) and the planted bugs they must catch.
+
+Each mutation test passes only when the audit's ε lower bound (90 % confidence) exceeds the ε the
+ledger claims; each control runs the same audit un-mutated and must stay at or below it. The bugs
+are planted with monkeypatch on the real functions, behind the ledger's back. Figures quoted for
+the probability of a false failure come from the Gaussian model of the white-box score
+(``test_false_failure_rates`` recomputes them).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from synthpriv import runner
+from synthpriv.audit import AuditSetting, black_box_score, run_audit
+from synthpriv.evaluation.attack_metrics import epsilon_lower_bound
+from synthpriv.marginals import measurement
+from synthpriv.privacy.randomness import RandomSource
+
+# (a) noise scaled down in the marginal measurement: AIM (it plans in 0.2 s), a small ε, the
+# noise divided by 64 (halved, it would take thousands of runs: see the README's Audits). The
+# white-box score is then a Gaussian shift of μ ≥ 7.9 standard deviations, and the audit fails to
+# certify more than the ledger's ε with probability < 1e-3
+# (``test_the_mutation_is_caught_but_for_a_negligible_chance``).
+SCALED_DOWN = 64
+A_SETTING = AuditSetting("aim", epsilon=0.5, delta=1e-3)
+A_RUNS = 40
+
+
+def test_the_tables_are_neighbours() -> None:
+    """D' is D plus the canary (add/remove) or D with one row replaced by it (replace-one)."""
+    add = AuditSetting("independent", 1.0, records=3)
+    assert add.table(False) == "a0,a1\nc,c\nc,c\nc,c\n"
+    assert add.table(True) == "a0,a1\nc,c\nc,c\nc,c\nz,z\n"
+    replace = AuditSetting("independent", 1.0, records=3, neighbouring="replace_one")
+    assert replace.table(True) == "a0,a1\nc,c\nc,c\nz,z\n"
+
+
+def test_the_config_has_no_seed_and_names_the_options(tmp_path) -> None:
+    """No ``seed``: each run draws fresh OS noise. The options reach the config."""
+    setting = AuditSetting("mst", 1.0, holdout_fraction=0.25, engine="dask")
+    config = setting.config(tmp_path / "d.csv", tmp_path / "o", scheduler="tcp://x:1")
+    assert "seed" not in config
+    assert config["evaluation"] == {"enabled": True, "holdout_fraction": 0.25}
+    assert config["data"]["engine"] == "dask" and config["data"]["scheduler"] == "tcp://x:1"
+
+
+def test_black_box_score_counts_the_canarys_cells() -> None:
+    setting = AuditSetting("independent", 1.0)
+    table = pd.DataFrame({"a0": ["c", "z", "z"], "a1": ["z", "c", "c"]})
+    assert black_box_score(table, setting) == 3.0
+
+
+@pytest.fixture
+def noise_scaled_down(monkeypatch):
+    """The mutation: the marginal measurement draws σ/64 while it records σ in the ledger."""
+    honest = measurement.discrete_gaussian_histogram
+
+    def scaled(counts, sigma, source):
+        return honest(counts, sigma / SCALED_DOWN, source)
+
+    monkeypatch.setattr(measurement, "discrete_gaussian_histogram", scaled)
+
+
+def test_noise_scaled_down_behind_the_ledgers_back_fails_the_audit(noise_scaled_down) -> None:
+    result = run_audit(A_SETTING, A_RUNS)
+    assert result.ledger_epsilon == pytest.approx(0.5, rel=1e-3)  # the ledger did not notice
+    assert result.certified > result.ledger_epsilon
+
+
+def test_the_same_audit_without_the_bug_stays_below_the_ledger() -> None:
+    result = run_audit(A_SETTING, A_RUNS)
+    assert result.certified <= result.ledger_epsilon
+
+
+def caught_unless(runs: int, epsilon: float, delta: float) -> float:
+    """P(an audit of ``runs`` perfectly separated scores per side certifies ≤ ``epsilon``).
+
+    The threshold is the selection half's lowest in-score; the evaluation half's in-scores below
+    it are missed: K of them, P(K ≥ k) = C(h, k)/C(2h, k) for halves of h (exchangeable scores).
+    """
+    half = runs // 2
+    missed = 0
+    while epsilon_lower_bound(half - missed - 1, missed + 1, 0, half, delta, 0.025) > epsilon:
+        missed += 1
+    return math.comb(half, missed + 1) / math.comb(2 * half, missed + 1)
+
+
+def test_the_mutation_is_caught_but_for_a_negligible_chance() -> None:
+    """The Gaussian model of the white-box score: shift μ = SCALED_DOWN·√(2·0.9·ρ) noise units
+    (the AIM filter spends ρ, 90 % of it on measurements; the ledger's ε = 0.5 is at most
+    ρ + 2√(ρ·ln(1/δ)), so ρ is at least the root below). Scores fail to separate with
+    probability ≤ (2·A_RUNS)²·Φ̄(μ/√2) (union bound); separated, they fail with
+    ``caught_unless``."""
+    log_term = math.log(1 / A_SETTING.delta)
+    rho = (math.sqrt(log_term + A_SETTING.epsilon) - math.sqrt(log_term)) ** 2
+    mu = SCALED_DOWN * math.sqrt(2 * 0.9 * rho)
+    assert mu >= 7.9
+    overlap = (2 * A_RUNS) ** 2 * stats.norm.sf(mu / math.sqrt(2))
+    assert overlap + caught_unless(A_RUNS, A_SETTING.epsilon, A_SETTING.delta) < 1e-3
+    # the DP-SGD mutation below separates its scores too (see C_SETTING)
+    assert caught_unless(C_RUNS, C_SETTING.epsilon, C_SETTING.delta) < 1e-3
+
+
+# --- every recipe and data-touching option through the harness (slow: seconds per run) ---------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("setting", [
+    AuditSetting("independent", 1.0),
+    AuditSetting("mst", 1.0),
+    AuditSetting("aim", 1.0),
+    AuditSetting("dpsgd", 1.0),
+    AuditSetting("hybrid", 1.0),
+    AuditSetting("independent", 1.0, holdout_fraction=0.25),
+    AuditSetting("aim", 1.0, holdout_fraction=0.25),
+    AuditSetting("independent", 1.0, engine="dask"),
+    AuditSetting("mst", 1.0, engine="dask"),
+    AuditSetting("independent", 1.0, neighbouring="replace_one"),
+    AuditSetting("aim", 1.0, neighbouring="replace_one"),
+    AuditSetting("dpsgd", 1.0, neighbouring="replace_one"),
+], ids=lambda s: s.label)
+def test_every_recipe_and_option_stays_below_the_ledger(setting: AuditSetting) -> None:
+    result = run_audit(setting, runs=30 if setting.recipe in ("dpsgd", "hybrid") else 100)
+    assert result.ledger_epsilon == pytest.approx(1.0, rel=1e-3)
+    assert 0 <= result.certified <= result.ledger_epsilon
+
+
+# --- (b) the old fixed-size hold-back split -------------------------------------------------------
+
+
+def fixed_size_hold_back(job, real, source: RandomSource):
+    """The old split: keep exactly round((1 − f)·n) rows, chosen at random."""
+    if not runner.holds_back(job):
+        return real, None
+    fraction = job.config.evaluation.holdout_fraction
+    keep = round((1 - fraction) * len(real))
+    order = np.argsort(source.uniform_words(len(real)))
+    fitted = np.zeros(len(real), dtype=bool)
+    fitted[order[:keep]] = True
+    return (real.loc[fitted].reset_index(drop=True), real.loc[~fitted].reset_index(drop=True))
+
+
+# B_SETTING: n = 20 rows and f = 0.024, so round((1 − f)·n) = round((1 − f)·(n + 1)) = 20: the
+# old split fits 20 of D's 20 rows, and 20 of D' 's 21, so the canary displaces a table row with
+# probability 20/21 (a replace-one change, twice the add/remove ρ). The correct split adds it.
+# A large δ puts the ledger's claim where 1000 runs per side resolve it: in the Gaussian model of
+# the white-box score, 60 of 60 simulated audits of the old split certified more than ε = 2
+# (5 % quantile 2.2).
+B_SETTING = AuditSetting(
+    "independent", epsilon=2.0, delta=0.35, records=20, holdout_fraction=0.024,
+    allow_large_delta=True,
+)
+B_RUNS = 1000
+
+
+# --- (c) DP-SGD without clipping ------------------------------------------------------------------
+
+# A tiny clipping norm C (noise z·C, negligible beside an unclipped gradient), a small ε and a
+# large learning rate, so that unclipped training follows the data: in 8 + 8 diagnostic runs of
+# the mutation the white-box score (log-likelihood of the canary) was −1.8 to −3.5 on D' and −40
+# to −87 on D. Separated scores of 40 runs per side certify more than 0.5 except with
+# probability < 1e-3 (``caught_unless``). Planning takes about a minute (the RDP accountant at
+# q = 0.5), once per audit.
+C_SETTING = AuditSetting("dpsgd", epsilon=0.5, delta=1e-3, stages={"generator": {
+    "epochs": 10, "sample_rate": 0.5, "hidden": 4, "max_grad_norm": 1e-3, "learning_rate": 0.3}})
+C_RUNS = 40
+NO_CLIP = 1e9
+
+
+def skip_clipping(monkeypatch) -> None:
+    """The mutation: Opacus clips at 10⁹ (so not at all) while the noise keeps the std z·C the
+    ledger charges for (DPOptimizer's std is noise_multiplier × max_grad_norm)."""
+    from synthpriv.generators import dpsgd  # torch: imported only by the slow tests
+
+    honest = dpsgd.make_private
+
+    def unclipped(model, optimizer, noise_multiplier, max_grad_norm, *args, **kwargs):
+        return honest(model, optimizer, noise_multiplier * max_grad_norm / NO_CLIP, NO_CLIP,
+                      *args, **kwargs)
+
+    monkeypatch.setattr(dpsgd, "make_private", unclipped)
+
+
+def fix_the_split_size(monkeypatch) -> None:
+    monkeypatch.setattr(runner, "hold_back", fixed_size_hold_back)
+
+
+SLOW_MUTATIONS = {
+    "fixed-size hold-back": (B_SETTING, B_RUNS, fix_the_split_size),
+    "DP-SGD without clipping": (C_SETTING, C_RUNS, skip_clipping),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mutated", [True, False], ids=["mutated", "control"])
+@pytest.mark.parametrize("mutation", SLOW_MUTATIONS)
+def test_slow_mutations_fail_the_audit_and_their_controls_pass(
+    mutation: str, mutated: bool, monkeypatch
+) -> None:
+    """Mutated: the audit certifies more than the ledger claims. Control (the same audit on the
+    correct code): it does not."""
+    setting, runs, plant = SLOW_MUTATIONS[mutation]
+    if mutated:
+        plant(monkeypatch)
+    result = run_audit(setting, runs)
+    assert (result.certified > result.ledger_epsilon) == mutated
