@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
+
 from synthpriv.config import Job
 from synthpriv.encoding import TableEncoder
 from synthpriv.errors import ConfigError
+from synthpriv.plan import Plan, make_plan
 from synthpriv.privacy.accountant import Ledger, UnboundedError
-from synthpriv.privacy.plan import Plan, make_plan
 from synthpriv.privacy.randomness import RandomSource
 from synthpriv.recipe import Recipe, load_recipe
 from synthpriv.schema import NumericColumn
@@ -73,12 +76,15 @@ def plan_job(job: Job) -> tuple[Plan, list[tuple[Stage, float]]]:
 
 
 def run_stages(
-    stages: list[tuple[Stage, float]], plan: Plan, state: PipelineState, source: RandomSource
+    stages: list[tuple[Stage, float]], plan: Plan, state: PipelineState, source: RandomSource,
+    step: Callable[[str], AbstractContextManager] | None = None,
 ) -> Ledger:
-    """Run every stage in order; each records what it ran in the one Ledger returned."""
+    """Run every stage in order; each records what it ran in the one Ledger returned. ``step``
+    (the job object's timer) wraps each stage's run as ``stage:<name>``."""
     ledger = Ledger(plan.neighbouring)
     for (stage, _share), stage_plan in zip(stages, plan.stages, strict=True):
-        stage.run(state, stage_plan, ledger, source)
+        with (step or _untimed)(f"stage:{stage.name}"):
+            stage.run(state, stage_plan, ledger, source)
     spent = ledger.epsilon(plan.delta)
     if spent > plan.target_epsilon * (1 + 1e-9):
         raise RuntimeError(
@@ -86,3 +92,7 @@ def run_stages(
             "nothing was released"
         )
     return ledger
+
+
+def _untimed(name: str) -> AbstractContextManager:
+    return nullcontext()

@@ -23,14 +23,14 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
+from synthpriv.chunks import read_input
 from synthpriv.config import Job
 from synthpriv.errors import ConfigError, DataError
 from synthpriv.evaluation.controls import sdv_generator
 from synthpriv.evaluation.evaluate import NOTICE, Claim, evaluate_tables
 from synthpriv.evaluation.report import json_ready
+from synthpriv.job import SynthesisJob, check_delta
 from synthpriv.privacy.randomness import RandomSource
-from synthpriv.runner import check_delta, hold_back, job_source, synthesise_table
-from synthpriv.table import read_table
 
 COLUMNS = (
     "method", "epsilon", "repeat", "status", "error", "ledger_epsilon", "rows_synthetic",
@@ -117,10 +117,11 @@ def run_sweep(
     """Run, evaluate and tabulate the job at every ε × repeat; write tradeoff.csv/.json/.png."""
     if repeats < 1:
         raise ConfigError(f"--repeats must be at least 1, got {repeats}.")
-    real = read_table(job.data_path, job.schema)
+    whole = SynthesisJob(job)
+    real = whole.read()
     check_delta(job, len(real))
-    train, held_back = hold_back(job, real, job_source(job))
-    holdout = read_table(job.holdout_path, job.schema) if job.holdout_path else held_back
+    train, held_back = whole.split(real)
+    holdout = read_input(job.holdout_path, job.schema) if job.holdout_path else held_back
     if holdout is None:
         raise DataError(
             f"{job.source}: the sweep evaluates against real non-members and a test set, but the "
@@ -138,9 +139,9 @@ def run_sweep(
     for index, (epsilon, repeat) in enumerate(tasks):
         row = {"method": DP_METHOD, "epsilon": epsilon, "repeat": repeat}
         try:
-            run_job = job.with_budget(epsilon, None)
+            run_job = SynthesisJob(job.with_budget(epsilon, None), source=_run_source(job, index))
             start = time.perf_counter()
-            run = synthesise_table(run_job, train, _run_source(job, index))
+            run = run_job.synthesise(train)
             fit_seconds = time.perf_counter() - start
             ledger_epsilon = run.ledger.epsilon(budget.delta)
             start = time.perf_counter()
