@@ -66,6 +66,17 @@ class Synthesis:
 
 
 @dataclass
+class Fitted:
+    """A run of the stages with its synthetic rows in the input's column order, and the rows
+    fitted and held back when a hold-back split the input (evaluation only, never released)."""
+
+    synthesis: Synthesis
+    synthetic: SyntheticRows | pd.DataFrame
+    members: pd.DataFrame | None = None
+    held_back: pd.DataFrame | None = None
+
+
+@dataclass
 class RunResult:
     """A landed release, and what evaluation needs to read beside it (never released)."""
 
@@ -264,33 +275,47 @@ class SynthesisJob:
         members, held = self.split(real)
         yield members, members, held
 
+    def fit(self, evaluate: bool = True) -> Fitted:
+        """Read the input (holding rows back when the run evaluates and the config asks), check
+        δ against n and run the stages; nothing is written."""
+        self.planned  # noqa: B018 - fails on a bad plan before any data is read
+        columns = self.columns()
+        with self.open_input(evaluate) as (data, members, held_back):
+            records = len(data) if isinstance(data, pd.DataFrame) else data.records
+            check_delta(self.job, records)
+            run = self.synthesise(data)
+        synthetic = run.synthetic
+        if isinstance(synthetic, SyntheticRows):
+            synthetic.columns = columns
+        else:
+            synthetic = synthetic[columns]
+        return Fitted(run, synthetic, members, held_back)
+
+    def release(self, fitted: Fitted, out: Path | None = None, *, force: bool = False,
+                locked: bool = False) -> RunResult:
+        """Write the fitted run's release (synthetic.csv, the model, manifest.json) atomically,
+        under the output's lock (``locked``: the caller holds it)."""
+        from synthpriv.model_store import model_files
+        from synthpriv.runner import build_manifest
+
+        out_dir = self.job.output_dir(out)
+        run, synthetic = fitted.synthesis, fitted.synthetic
+        manifest = build_manifest(self.job, run.plan, run.ledger, run.state, self.source)
+        with contextlib.nullcontext() if locked else release_lock(out_dir), self.step("release"):
+            write_release(out_dir, synthetic, manifest, force,
+                          extra=model_files(run.state, self.job.schema))
+        kept = synthetic.only_block if isinstance(synthetic, SyntheticRows) else synthetic
+        return RunResult(out_dir, run.ledger, run.plan, manifest, self.job, len(synthetic), kept,
+                         fitted.held_back, fitted.members, dict(self.timings), run.state)
+
     def run(self, out: Path | None = None, *, force: bool = False, evaluate: bool = True) -> RunResult:
         """Plan, read, synthesise and release. Nothing is written unless all succeeds; the
         output's lock is held from the first check to the rename, so of two jobs writing the same
         release the second fails at once. ``evaluate=False`` (the CLI's ``--no-evaluation``): no
         evaluation follows, so ``evaluation.holdout_fraction`` holds nothing back."""
-        from synthpriv.model_store import model_files
-        from synthpriv.runner import build_manifest
-
         out_dir = self.job.output_dir(out)
         check_target(out_dir, force)
         self.planned  # noqa: B018 - fails on a bad plan before any data is read
-        columns = self.columns()
         with release_lock(out_dir):
             check_target(out_dir, force)  # again under the lock: a job that just finished counts
-            with self.open_input(evaluate) as (data, members, held_back):
-                records = len(data) if isinstance(data, pd.DataFrame) else data.records
-                check_delta(self.job, records)
-                run = self.synthesise(data)
-            synthetic = run.synthetic
-            if isinstance(synthetic, SyntheticRows):
-                synthetic.columns = columns
-            else:
-                synthetic = synthetic[columns]
-            manifest = build_manifest(self.job, run.plan, run.ledger, run.state, self.source)
-            with self.step("release"):
-                write_release(out_dir, synthetic, manifest, force,
-                              extra=model_files(run.state, self.job.schema))
-        kept = synthetic.only_block if isinstance(synthetic, SyntheticRows) else synthetic
-        return RunResult(out_dir, run.ledger, run.plan, manifest, self.job, len(synthetic), kept,
-                         held_back, members, dict(self.timings), run.state)
+            return self.release(self.fit(evaluate), out_dir, force=force, locked=True)

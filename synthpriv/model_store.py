@@ -45,7 +45,7 @@ from synthpriv.release import (
     write_release,
 )
 from synthpriv.schema import CategoricalColumn, Schema, parse_schema
-from synthpriv.stage import PipelineState
+from synthpriv.stage import PipelineState, SamplingModel
 
 MODEL_JSON = "model.json"
 MODEL_ARRAYS = "model.npz"
@@ -101,13 +101,19 @@ def model_files(state: PipelineState, schema: Schema) -> dict[str, bytes]:
 class ReleasedModel:
     """A release's model, read back: draws rows and answers marginals (post-processing only)."""
 
-    folder: Path
+    folder: Path | None
     manifest: dict
     schema: Schema
-    model: GraphicalModel | IndependentModel
+    model: SamplingModel  # the marginal recipes' model answers ``query`` and ``where`` too
     measurements: list[Measurement]
     coarsening: Coarsening | None
     columns: list[str]  # the released table's column order
+
+    @classmethod
+    def from_state(cls, state: PipelineState, schema: Schema, columns: list[str]) -> ReleasedModel:
+        """The model of a run held in memory (the Python API, before anything is written)."""
+        return cls(None, {}, schema, state.model, list(state.measurements), state.coarsening,
+                   columns)
 
     @property
     def encoder(self) -> TableEncoder:
@@ -174,6 +180,9 @@ class ReleasedModel:
                 f"--marginal {','.join(attributes)}: name distinct modelled columns of the "
                 f"release ({', '.join(self.encoder.domain.attributes)}); unknown: {unknown}."
             )
+        if not isinstance(self.model, GraphicalModel | IndependentModel):
+            raise ConfigError("query: marginals are answered from a marginals model (recipes "
+                              "aim, mst, independent); this model is a generator's.")
         domain = self.model.domain
         counts = np.asarray(self.model.project(attributes), dtype=float)
         error = np.sqrt(measured_variance(self.measurements, domain, attributes))
@@ -247,6 +256,9 @@ def condition(
     evidence no mass."""
     if not evidence:
         return model
+    if not isinstance(model, GraphicalModel | IndependentModel):
+        raise ConfigError("--where: conditioning needs a marginals model (recipes aim, mst, "
+                          "independent); this model is a generator's.")
     if isinstance(model, IndependentModel):
         probabilities = dict(model.probabilities)
         for attribute, code in evidence.items():

@@ -68,8 +68,8 @@ class SweepResult:
         return [row for row in self.rows if row["status"] != "ok"]
 
 
-def _figures(report: dict) -> dict:
-    """The sweep's columns from one evaluation report."""
+def headline_figures(report: dict) -> dict:
+    """The headline figures of one evaluation report (the sweep's columns; the API's results)."""
     utility = report["utility"]
     marginals = utility["marginals"]
     row: dict = {
@@ -150,7 +150,7 @@ def run_sweep(
                 claim=Claim(ledger_epsilon, budget.delta, budget.neighbouring), progress=False,
                 name=f"{job.config.name} ε={epsilon:g} #{repeat}",
             )
-            row.update(_figures(report), status="ok", ledger_epsilon=ledger_epsilon,
+            row.update(headline_figures(report), status="ok", ledger_epsilon=ledger_epsilon,
                        fit_seconds=fit_seconds, eval_seconds=time.perf_counter() - start)
         except Exception as error:  # one failing run must not stop the others
             row.update(status="failed", error=f"{type(error).__name__}: {error}")
@@ -176,7 +176,7 @@ def _reference_row(train, holdout, numeric, settings, delta: float, name: str) -
         start = time.perf_counter()
         report = evaluate_tables(train, synthetic, numeric_columns=numeric, settings=settings,
                                  holdout=holdout, claim=None, progress=False, name=f"{name} reference")
-        row.update(_figures(report), status="ok", fit_seconds=fit_seconds,
+        row.update(headline_figures(report), status="ok", fit_seconds=fit_seconds,
                    eval_seconds=time.perf_counter() - start)
     except Exception as error:
         row.update(status="failed", error=f"{type(error).__name__}: {error}")
