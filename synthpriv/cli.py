@@ -18,6 +18,7 @@ from synthpriv.errors import ReleaseError, SynthprivError
 
 if TYPE_CHECKING:
     from synthpriv.config import Job
+    from synthpriv.job import SynthesisJob
     from synthpriv.plan import Plan
 
 SIGPIPE_EXIT = 141  # 128 + SIGPIPE: what a shell reports for a writer whose reader went away
@@ -45,26 +46,25 @@ def format_plan(plan: Plan) -> str:
     return "\n".join(lines)
 
 
-def print_plan_messages(job: Job, evaluate: bool = True) -> list[str]:
+def print_plan_messages(runner: SynthesisJob, evaluate: bool = True) -> list[str]:
     """Plan the job (public information only) and print its plan-time warnings and the TSTR
     note on stderr, before any data is read (synthpriv.plan_warnings); return them. The noise
     estimate that warns of nothing is left to ``plan``, so a run stays quiet."""
-    from synthpriv.pipeline import plan_job
     from synthpriv.plan_warnings import plan_messages
 
-    plan, stages = plan_job(job)
-    messages = plan_messages(job, plan, stages, evaluate, informational=False)
+    plan, stages = runner.planned
+    messages = plan_messages(runner.job, plan, stages, evaluate, informational=False)
     for message in messages:
         print(message, file=sys.stderr)
     return messages
 
 
 def command_plan(args: argparse.Namespace) -> int:
-    from synthpriv.pipeline import plan_job
+    from synthpriv.job import SynthesisJob
     from synthpriv.plan_warnings import plan_messages
 
     job = _job(args)
-    plan, stages = plan_job(job)
+    plan, stages = SynthesisJob(job).planned
     print(format_plan(plan))
     for message in plan_messages(job, plan, stages):
         print(message, file=sys.stderr)
@@ -72,15 +72,17 @@ def command_plan(args: argparse.Namespace) -> int:
 
 
 def command_run(args: argparse.Namespace) -> int:
-    from synthpriv.runner import guarantee_lines, run_job
+    from synthpriv.job import SynthesisJob
+    from synthpriv.runner import guarantee_lines
 
     job = _job(args)
     job.check_paths()
     evaluate = job.config.evaluation.enabled and not args.no_evaluation
-    said = print_plan_messages(job, evaluate)
+    runner = SynthesisJob(job)
+    said = print_plan_messages(runner, evaluate)
     started = time.perf_counter()
     try:
-        result = run_job(job, out=args.out, force=args.force, evaluate=evaluate)
+        result = runner.run(args.out, force=args.force, evaluate=evaluate)
     except ReleaseError as error:
         raise ReleaseError(f"{error} The release folder is {job.describe_output(args.out)}.") from None
     print(f"released {result.records} synthetic rows in {time.perf_counter() - started:.1f} s")
