@@ -9,8 +9,11 @@ coarse maps and fitted fine masses, chosen from noisy counts). Never the seed, n
 count or anything else computed from the raw table outside a mechanism. Formats: JSON and a
 ``.npz`` of numeric arrays, read with ``allow_pickle=False``.
 
-Models saved: the marginal recipes' (independent, mst, aim). The generator's network (DP-SGD
-weights) is not saved yet: a generator release holds rows only.
+Models saved: the marginal recipes' (independent, mst, aim) and the generator's (dpsgd, hybrid):
+its network's DP-SGD weights as arrays (rebuilt into the same architecture, no pickle), its
+guidance targets (marginals of the DP model) and, for hybrid, the marginals model it completes.
+A generator is conditioned by rejection (refused below ``MIN_ACCEPTANCE``); marginal queries
+need a marginals model.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from itertools import product
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -47,40 +51,48 @@ from synthpriv.release import (
 from synthpriv.schema import CategoricalColumn, Schema, parse_schema
 from synthpriv.stage import PipelineState, SamplingModel
 
+if TYPE_CHECKING:
+    from synthpriv.generators.model import GuidedGenerator
+
 MODEL_JSON = "model.json"
 MODEL_ARRAYS = "model.npz"
 MODEL_FORMAT = 1
 MODEL_KEYS = frozenset({
     "synthpriv_model", "kind", "domain", "fine_domain", "total", "cliques", "measurements",
-    "coarsened",
+    "coarsened", "generator",
+})
+GENERATOR_KEYS = frozenset({
+    "sizes", "order", "given", "hidden", "parameters", "targets", "candidate_factor",
+    "raking_iterations", "expected_batch", "prior_fraction", "prior",
 })
 ARRAY_PATTERNS = (
     r"marginal_\d+", r"measurement_\d+_counts", r"measurement_\d+_sigma",
-    r"probabilities_\d+", r"coarsening_\d+_map", r"coarsening_\d+_mass",
+    r"probabilities_\d+", r"coarsening_\d+_map", r"coarsening_\d+_mass", r"network_\d+",
+    r"target_\d+",
 )
+MIN_ACCEPTANCE = 0.01  # conditioning a generator by rejection: below this rate, refuse
 
 
 def model_files(state: PipelineState, schema: Schema) -> dict[str, bytes]:
-    """The model files of a run (name → bytes), or none when its model is not a marginals model.
-    Everything written is listed in ``MODEL_KEYS``/``ARRAY_PATTERNS`` (see the module doc)."""
+    """The model files of a run (name → bytes). Everything written is listed in
+    ``MODEL_KEYS``/``ARRAY_PATTERNS`` (see the module doc)."""
     model = state.model
-    if not isinstance(model, GraphicalModel | IndependentModel):
+    generator = _is_generator(model)
+    if not (generator or isinstance(model, GraphicalModel | IndependentModel)):
         return {}
     arrays: dict[str, np.ndarray] = {}
-    fine = TableEncoder(schema).domain
     document: dict = {
         "synthpriv_model": MODEL_FORMAT, "domain": model.domain.to_dict(),
-        "fine_domain": fine.to_dict(), "total": float(model.total), "measurements": [],
-        "coarsened": [],
+        "fine_domain": TableEncoder(schema).domain.to_dict(), "total": float(model.total),
+        "measurements": [], "coarsened": [], "cliques": [],
     }
-    if isinstance(model, GraphicalModel):
-        document.update(kind="graphical", cliques=[list(c) for c in model.tree.cliques])
-        for i, marginal in enumerate(model.marginals):
-            arrays[f"marginal_{i}"] = np.asarray(marginal.values, dtype=float)
+    if generator:
+        document["kind"] = "generator"
+        document["generator"] = _generator_parts(model, arrays)
+        if model.prior is not None:
+            document["generator"]["prior"] = _marginal_parts(model.prior, document, arrays)
     else:
-        document.update(kind="independent", cliques=[[a] for a in model.domain.attributes])
-        for i, attribute in enumerate(model.domain.attributes):
-            arrays[f"probabilities_{i}"] = np.asarray(model.probabilities[attribute], dtype=float)
+        document["kind"] = _marginal_parts(model, document, arrays)
     for i, measurement in enumerate(state.measurements):
         document["measurements"].append(list(measurement.clique))
         arrays[f"measurement_{i}_counts"] = np.asarray(measurement.noisy_counts, dtype=float)
@@ -95,6 +107,44 @@ def model_files(state: PipelineState, schema: Schema) -> dict[str, bytes]:
     np.savez(buffer, **arrays)
     return {MODEL_JSON: (json.dumps(document, indent=1) + "\n").encode(),
             MODEL_ARRAYS: buffer.getvalue()}
+
+
+def _is_generator(model: object) -> bool:
+    """Whether ``model`` is the generator stage's (checked by name: torch stays unimported)."""
+    return type(model).__name__ == "GuidedGenerator"
+
+
+def _marginal_parts(
+    model: GraphicalModel | IndependentModel, document: dict, arrays: dict[str, np.ndarray]
+) -> str:
+    """A marginals model's cliques into ``document`` and numbers into ``arrays``; its kind."""
+    if isinstance(model, GraphicalModel):
+        document["cliques"] = [list(c) for c in model.tree.cliques]
+        for i, marginal in enumerate(model.marginals):
+            arrays[f"marginal_{i}"] = np.asarray(marginal.values, dtype=float)
+        return "graphical"
+    document["cliques"] = [[a] for a in model.domain.attributes]
+    for i, attribute in enumerate(model.domain.attributes):
+        arrays[f"probabilities_{i}"] = np.asarray(model.probabilities[attribute], dtype=float)
+    return "independent"
+
+
+def _generator_parts(model: GuidedGenerator, arrays: dict[str, np.ndarray]) -> dict:
+    """The generator's settings (public config or DP estimates) and its DP-SGD weights."""
+    network = model.network
+    weights = network.state_dict()
+    for i, tensor in enumerate(weights.values()):
+        arrays[f"network_{i}"] = tensor.detach().cpu().numpy()
+    for i, target in enumerate(model.targets):
+        arrays[f"target_{i}"] = np.asarray(target.probabilities, dtype=float)
+    return {
+        "sizes": network.sizes, "order": network.order, "given": network.given,
+        "hidden": int(network.heads[0].hidden.out_features), "parameters": list(weights),
+        "targets": [list(t.clique) for t in model.targets],
+        "candidate_factor": model.candidate_factor, "raking_iterations": model.raking_iterations,
+        "expected_batch": float(model.expected_batch), "prior_fraction": model.prior_fraction,
+        "prior": None,
+    }
 
 
 @dataclass
@@ -149,9 +199,12 @@ class ReleasedModel:
             raise ConfigError(f"--rows must be at least 1, got {records}.")
         fine = self.evidence(where or {})
         coarse = {a: int(self._map(a)[v]) for a, v in fine.items()}
-        model = condition(self.model, coarse)
-        codes = model.sample_rounded(records, rng) if method == "rounded" else model.sample(
-            records, rng)
+        if coarse and not isinstance(self.model, GraphicalModel | IndependentModel):
+            codes = rejection_sample(self.model, records, rng, coarse)
+        else:
+            model = condition(self.model, coarse)
+            codes = model.sample_rounded(records, rng) if method == "rounded" else model.sample(
+                records, rng)
         if self.coarsening is not None:
             codes = self.coarsening.refine(codes, rng)
         for attribute, code in fine.items():  # the fine value within its (conditioned) cell
@@ -245,6 +298,32 @@ def measured_variance(
         return np.where(precision > 0, 1.0 / np.where(precision > 0, precision, 1.0), np.inf)
 
 
+def rejection_sample(
+    model: SamplingModel, records: int, rng: np.random.Generator, evidence: dict[str, int]
+) -> np.ndarray:
+    """``records`` i.i.d. rows of ``model`` that satisfy ``evidence`` (attribute → code of the
+    model's domain), by rejection: exact in distribution. Refuses, with the rate measured, once
+    10,000 draws show fewer than ``MIN_ACCEPTANCE`` of rows accepted."""
+    axes = model.domain.axes(evidence)
+    codes = np.array(list(evidence.values()))
+    kept: list[np.ndarray] = []
+    accepted = drawn = 0
+    while accepted < records:
+        rate = max(accepted / drawn if drawn else 1.0, MIN_ACCEPTANCE)
+        batch = int(min(max(1000, 1.2 * (records - accepted) / rate), 1_000_000))
+        rows = model.sample(batch, rng)
+        match = rows[(rows[:, axes] == codes).all(axis=1)]
+        kept.append(match)
+        accepted, drawn = accepted + len(match), drawn + batch
+        if drawn >= 10_000 and accepted / drawn < MIN_ACCEPTANCE:
+            raise ConfigError(
+                f"--where {evidence}: the generator draws such rows at a rate of "
+                f"{accepted / drawn:.2%} (of {drawn:,} drawn), below {MIN_ACCEPTANCE:.0%}: too "
+                "rare to draw by rejection. Condition on a more common value, or use a marginal "
+                "recipe (aim, mst), whose model conditions exactly.")
+    return np.concatenate(kept)[:records]
+
+
 def condition(
     model: GraphicalModel | IndependentModel, evidence: dict[str, int]
 ) -> GraphicalModel | IndependentModel:
@@ -310,8 +389,9 @@ def load_model(folder: str | Path) -> ReleasedModel:
     if MODEL_JSON not in files:
         raise ReleaseError(
             f"{folder}: this release holds no model (recipe "
-            f"'{manifest.get('config', {}).get('pipeline', {}).get('recipe')}'). Models are saved "
-            "for the marginal recipes (aim, mst, independent), by synthpriv from this version on.")
+            f"'{manifest.get('config', {}).get('pipeline', {}).get('recipe')}'): it was written "
+            "by a synthpriv that did not save models, or by a recipe whose model is not saved. "
+            "Run the job again to get a release with its model.")
     for name in (MODEL_JSON, MODEL_ARRAYS):
         if sha256_of(folder / name) != files[name]["sha256"]:
             raise ReleaseError(f"{folder / name}: its sha256 does not match the manifest's: the "
@@ -332,18 +412,49 @@ def load_model(folder: str | Path) -> ReleasedModel:
         maps = {a: arrays[f"coarsening_{i}_map"] for i, a in enumerate(document["coarsened"])}
         masses = {a: arrays[f"coarsening_{i}_mass"] for i, a in enumerate(document["coarsened"])}
         coarsening = Coarsening(fine, domain, maps, masses)
-    if document["kind"] == "independent":
-        model: GraphicalModel | IndependentModel = IndependentModel(
-            domain, {a: arrays[f"probabilities_{i}"] for i, a in enumerate(domain.attributes)},
-            document["total"])
+    if document["kind"] == "generator":
+        model: SamplingModel = _generator(domain, document, arrays)
     else:
-        model = _graphical(domain, document, arrays)
+        model = _marginal_model(document["kind"], domain, document, arrays)
     columns = pd.read_csv(folder / SYNTHETIC, nrows=0).columns.tolist()
     return ReleasedModel(folder, manifest, schema, model, measurements, coarsening, columns)
 
 
 def _scalar(sigma: np.ndarray) -> float | np.ndarray:
     return float(sigma) if sigma.ndim == 0 else sigma
+
+
+def _marginal_model(
+    kind: str, domain: Domain, document: dict, arrays: dict[str, np.ndarray]
+) -> GraphicalModel | IndependentModel:
+    if kind == "independent":
+        return IndependentModel(
+            domain, {a: arrays[f"probabilities_{i}"] for i, a in enumerate(domain.attributes)},
+            float(document["total"]))
+    return _graphical(domain, document, arrays)
+
+
+def _generator(domain: Domain, document: dict, arrays: dict[str, np.ndarray]) -> GuidedGenerator:
+    """The generator rebuilt: its network from the saved weights (numbers only, no pickle), its
+    guidance targets and, for the hybrid recipe, its marginals model."""
+    import torch
+
+    from synthpriv.generators.autoregressive import AutoregressiveModel
+    from synthpriv.generators.guidance import Target
+    from synthpriv.generators.model import GuidedGenerator
+
+    saved = document["generator"]
+    network = AutoregressiveModel(saved["sizes"], saved["order"], saved["hidden"], saved["given"])
+    network.load_state_dict({name: torch.from_numpy(arrays[f"network_{i}"])
+                             for i, name in enumerate(saved["parameters"])})
+    network.eval()
+    targets = tuple(Target(tuple(c), arrays[f"target_{i}"])
+                    for i, c in enumerate(saved["targets"]))
+    prior = None if saved["prior"] is None else _marginal_model(saved["prior"], domain, document,
+                                                                 arrays)
+    return GuidedGenerator(network, domain, targets, float(document["total"]),
+                           saved["candidate_factor"], saved["raking_iterations"],
+                           saved["expected_batch"], prior, saved["prior_fraction"])
 
 
 def _graphical(domain: Domain, document: dict, arrays: dict[str, np.ndarray]) -> GraphicalModel:
@@ -406,6 +517,8 @@ def write_resample(
 def check_model_names(document: dict, array_names: list[str]) -> list[str]:
     """What in a model file is outside the allow-list (empty when all is allowed)."""
     outside = [f"model.json key '{k}'" for k in document if k not in MODEL_KEYS]
+    outside += [f"model.json key 'generator.{k}'" for k in document.get("generator") or {}
+                if k not in GENERATOR_KEYS]
     outside += [f"model.npz array '{n}'" for n in array_names
                 if not any(re.fullmatch(p, n) for p in ARRAY_PATTERNS)]
     return outside
