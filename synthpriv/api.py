@@ -26,8 +26,8 @@ if TYPE_CHECKING:
 
     from synthpriv.config import Job
     from synthpriv.job import Fitted, SynthesisJob
-    from synthpriv.model_store import ReleasedModel
     from synthpriv.plan import Plan
+    from synthpriv.released_model import ReleasedModel
     from synthpriv.schema import Schema
 
 IN_MEMORY = "<DataFrame>"  # data.path of a job whose input is a DataFrame (never read)
@@ -117,7 +117,7 @@ class Synthesizer:
         import pandas as pd
 
         from synthpriv.job import SynthesisJob
-        from synthpriv.model_store import ReleasedModel
+        from synthpriv.released_model import ReleasedModel
         from synthpriv.table import check_frame
 
         if isinstance(data, pd.DataFrame):

@@ -22,15 +22,9 @@ from synthpriv.domain import Dataset, Domain
 from synthpriv.job import SynthesisJob
 from synthpriv.marginals.estimation import estimate
 from synthpriv.marginals.measurement import Measurement
-from synthpriv.model_store import (
-    MODEL_ARRAYS,
-    MODEL_JSON,
-    check_model_names,
-    condition,
-    load_model,
-    measured_variance,
-)
+from synthpriv.model_store import MODEL_ARRAYS, MODEL_JSON, check_model_names, load_model
 from synthpriv.release import sha256_of
+from synthpriv.released_model import condition, measured_variance
 
 from .conftest import ADULT
 

@@ -1,9 +1,9 @@
 """The evaluation step of a job: after the release lands, evaluate it and write the report.
 
 Where: ``<release>.evaluation/`` beside the release folder (``out/adult.evaluation/`` for
-``out/adult/``), never inside it. The release folder holds only what is DP (synthetic.csv and its
-manifest) and can be shipped whole; the evaluation reads the real table and must stay with the
-data holder.
+``out/adult/``), never inside it. The release folder holds only what is DP (synthetic.csv, the
+model and the manifest) and can be shipped whole; the evaluation reads the real table and must
+stay with the data holder.
 """
 
 from __future__ import annotations
