@@ -182,12 +182,17 @@ class SynthesisJob:
         self.timings: dict[str, float] = {}
 
     def __getstate__(self) -> dict:
-        """Pickled (to the shadow attack's worker processes) planned, without hooks or noise:
-        each worker then reuses the parent's plan instead of planning again."""
+        """Pickled (to the shadow attack's worker processes) planned, without hooks or the noise
+        source: each worker then reuses the parent's plan instead of planning again."""
         self.planned  # noqa: B018 - computed here so the copy carries it
         state = dict(self.__dict__)
         state.update(hooks=Hooks(), source=None, timings={})
         return state
+
+    def __setstate__(self, state: dict) -> None:
+        """A copy draws its own noise: fresh from the job's source (secure unless seeded)."""
+        self.__dict__.update(state)
+        self.source = job_source(self.job)
 
     @contextlib.contextmanager
     def step(self, name: str) -> Iterator[None]:
