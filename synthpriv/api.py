@@ -57,7 +57,8 @@ class Synthesizer:
     """A differentially private synthesizer: plan, fit, sample, release, evaluate, load.
 
     ``schema``: a ``Schema``, a mapping as in a schema YAML, or a path to one. ``epsilon``,
-    ``delta``, ``neighbouring``: the budget (``budget.*`` in a job config). ``recipe``: aim
+    ``delta``, ``neighbouring``: the budget (``budget.*`` in a job config; the relation defaults
+    to the config's). ``recipe``: aim
     (default), mst, independent, dpsgd, hybrid, or a recipe file. Stage options are keyword
     arguments named after the stage: ``marginals={"max_bins": 16}``. ``records``: rows to
     release (default: the public count, else the DP estimate); ``public_records``: the input's
@@ -66,7 +67,7 @@ class Synthesizer:
 
     def __init__(
         self, schema: Schema | Mapping[str, Any] | str | Path, epsilon: float = 1.0,
-        delta: float = 1e-6, recipe: str = "aim", *, neighbouring: str = "add_remove",
+        delta: float = 1e-6, recipe: str = "aim", *, neighbouring: str | None = None,
         records: int | None = None, public_records: int | None = None, seed: int | None = None,
         name: str = "synthpriv", **stages: Mapping[str, Any],
     ) -> None:
@@ -83,7 +84,8 @@ class Synthesizer:
             "name": name,
             "data": {"path": IN_MEMORY, "schema": schema if isinstance(schema, Path)
                      else dict(schema), "public_records": public_records},
-            "budget": {"epsilon": epsilon, "delta": delta, "neighbouring": neighbouring},
+            "budget": {"epsilon": epsilon, "delta": delta,
+                       **({} if neighbouring is None else {"neighbouring": neighbouring})},
             "pipeline": {"recipe": recipe, "stages": {k: dict(v) for k, v in stages.items()},
                          "records": records},
             "evaluation": {"enabled": False},
@@ -168,12 +170,10 @@ class Synthesizer:
         """``n`` rows drawn from the fitted DP model, each satisfying ``where`` (column → value,
         categorical columns; marginal recipes). Post-processing: no further privacy cost.
         ``seed`` fixes the draw only (the noise is already in the model)."""
-        import numpy as np
-
         from synthpriv.privacy.randomness import RandomSource
 
-        rng = (RandomSource.secure().numpy_generator() if seed is None
-               else np.random.default_rng(seed))
+        source = RandomSource.secure() if seed is None else RandomSource.seeded(seed)
+        rng = source.numpy_generator()
         return self._require_model().sample(n, rng, dict(where or {}))
 
     def query(self, *columns: str) -> pd.DataFrame:
