@@ -1,7 +1,8 @@
 """One recipe on one table with a given schema: mean TVD 1/2/3-way, TSTR AUC and seconds over repeats.
 
 The A/B of the adaptive domain on Adult (issue 13): the hand-tuned schema, the same with
-``adaptive_domain: false``, and the schema ``synthpriv schema infer`` drafts, side by side. Stage
+``adaptive_domain: false``, the schema ``synthpriv schema infer`` drafts, and the one ``schema infer
+--safe`` drafts (bounds and categories bought by the DP domain step), side by side. Stage
 options are a JSON mapping; the code measured is whatever ``synthpriv`` imports (PYTHONPATH=<a
 checkout> measures another commit):
 
@@ -43,7 +44,10 @@ def measure(train: Path, test: Path, schema: Path, target: str, recipe: str, eps
         started = time.perf_counter()
         result = run_job(job, out=Path(folder) / "out", force=True)
         seconds = time.perf_counter() - started
-        utility = evaluate_utility(result.real, result.synthetic,
+        # the real rows as the input writes them (a schema with a DP domain reads values it does
+        # not keep as 'other' or missing: scored on the raw rows, that loss shows)
+        real = read_table(train, job.schema) if job.schema.unresolved else result.real
+        utility = evaluate_utility(real, result.synthetic,
                                    numeric_columns=job.schema.numeric_names, target=target,
                                    holdout=read_table(test, job.schema), quality_report=False)
     marginals = utility["marginals"]

@@ -33,6 +33,7 @@ from synthpriv.schema import Schema
 from synthpriv.table import (
     _check_header,
     empty_file_error,
+    header_names,
     no_rows_error,
     not_utf8_error,
     open_binary,
@@ -105,10 +106,8 @@ def resolve_chunk_rows(chunk_rows: int | None, schema: Schema) -> int:
 def file_header(path: str | Path, schema: Schema) -> list[str]:
     """The column names of the table at ``path`` in file order, checked against the schema."""
     path = Path(path)
-    if is_parquet(path):
-        names = _parquet_file(path).schema_arrow.names
-    else:
-        names = [n.strip() for n in _csv_header(path)]
+    parquet = is_parquet(path)
+    names = _parquet_file(path).schema_arrow.names if parquet else header_names(_csv_header(path))
     _check_header(names, schema, path)
     return names
 
@@ -150,7 +149,8 @@ def _csv_header(path: Path) -> list[str]:
 
 def _csv_batches(path: Path, schema: Schema) -> Iterator[pa.RecordBatch]:
     header = _csv_header(path)
-    _check_header([n.strip() for n in header], schema, path)
+    names = header_names(header)
+    _check_header(names, schema, path)
     options = {
         "read_options": pacsv.ReadOptions(block_size=BLOCK_BYTES, use_threads=False),
         "parse_options": pacsv.ParseOptions(newlines_in_values=True),
@@ -159,7 +159,6 @@ def _csv_batches(path: Path, schema: Schema) -> Iterator[pa.RecordBatch]:
             strings_can_be_null=False, quoted_strings_can_be_null=False,
         ),
     }
-    names = [n.strip() for n in header]
     try:
         with pacsv.open_csv(path, **options) as reader:
             for batch in reader:

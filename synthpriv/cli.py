@@ -128,25 +128,8 @@ def command_evaluate(args: argparse.Namespace) -> int:
         args.real, args.synthetic, args.schema, holdout=args.holdout, target=args.target,
         out=args.out, controls=args.controls, anonymeter=not args.no_anonymeter,
     )
-    report = {**evaluation.report, "notes": evaluate_notes(evaluation.report["notes"])}
-    print_evaluation(report, evaluation.files, time.perf_counter() - started)
+    print_evaluation(evaluation.report, evaluation.files, time.perf_counter() - started)
     return 0
-
-
-def evaluate_notes(notes: list[str]) -> list[str]:
-    """The report's notes worded for ``synthpriv evaluate``: its "no holdout" notes name a job
-    config's keys (data.holdout, evaluation.holdout_fraction), but this command takes the holdout
-    from its ``--holdout`` option."""
-    worded = []
-    for note in notes:
-        if note.startswith("no holdout") and "TSTR" in note:
-            note = ("no --holdout: train-synthetic/test-real (TSTR) for --target was skipped; it "
-                    "tests on real rows the generator did not see. Give them with --holdout H.csv.")
-        elif note.startswith("no holdout") and "membership" in note:
-            note = ("no --holdout: membership attacks were skipped; they need real non-members "
-                    "(rows the generator did not see). Give them with --holdout H.csv.")
-        worded.append(note)
-    return worded
 
 
 def command_sweep(args: argparse.Namespace) -> int:
@@ -208,13 +191,13 @@ def command_query(args: argparse.Namespace) -> int:
 
 
 def command_schema_infer(args: argparse.Namespace) -> int:
-    from synthpriv.schema_infer import WARNING, infer_schema, schema_yaml
+    from synthpriv.schema_infer import SAFE_HEADER, WARNING, infer_schema, schema_yaml
 
-    schema, notes = infer_schema(args.data)
-    print(WARNING, file=sys.stderr)
+    schema, notes = infer_schema(args.data, safe=args.safe)
+    print(SAFE_HEADER if args.safe else WARNING, file=sys.stderr)
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
-    sys.stdout.write(schema_yaml(schema))
+    sys.stdout.write(schema_yaml(schema, safe=args.safe))
     return 0
 
 
@@ -313,8 +296,13 @@ def parser() -> argparse.ArgumentParser:
 
     schema = commands.add_parser("schema", help="schema tools")
     schema_commands = schema.add_subparsers(dest="schema_command", required=True)
-    infer = schema_commands.add_parser("infer", help="draft a schema from a CSV (NOT private)")
+    infer = schema_commands.add_parser(
+        "infer", help="draft a schema from a CSV (NOT private; --safe: a draft safe to keep)")
     infer.add_argument("data", type=Path)
+    infer.add_argument(
+        "--safe", action="store_true",
+        help="names and kinds only, every column may be missing; no bounds, categories or bins: "
+        "the run's DP domain step buys them (budget.domain_share, budget.domain_delta_share)")
     infer.set_defaults(handler=command_schema_infer)
     return root
 

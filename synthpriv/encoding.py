@@ -4,7 +4,7 @@ The Domain comes from the schema alone (public), never from the data. Numeric va
 clipped to their public bounds before binning: this is what bounds every query's sensitivity.
 Missing values get a code of their own (the last one of the column), so no row is ever dropped.
 Derived columns (``derived_from`` in the schema) have no codes: decoding fills them from their
-source column through the schema's public mapping.
+source column through the schema's public mapping, or from their public formula.
 """
 
 from __future__ import annotations
@@ -15,13 +15,18 @@ import numpy as np
 import pandas as pd
 
 from synthpriv.domain import Dataset, Domain
-from synthpriv.schema import CategoricalColumn, NumericColumn, Schema
+from synthpriv.schema import CategoricalColumn, DerivedFormula, NumericColumn, Schema
 
 
 class TableEncoder:
     """Encoder and decoder for the tables of one schema."""
 
     def __init__(self, schema: Schema) -> None:
+        if schema.unresolved:
+            raise ValueError(
+                f"internal error: {[c.name for c in schema.unresolved]} have no domain yet; the "
+                "domain step (synthpriv.domain_stage) resolves them before anything is encoded"
+            )
         self.schema = schema
         self._edges = {
             c.name: c.bin_edges() for c in schema.columns if isinstance(c, NumericColumn)
@@ -78,7 +83,7 @@ class TableEncoder:
                                                          missing)
         for column in self.schema.columns:
             if column.derived_from is not None:
-                columns[column.name] = derive(column, columns[column.derived_from.column])
+                columns[column.name] = derive(column, columns)
         return pd.DataFrame({name: columns[name] for name in self.schema.names})
 
     def _draw_in_bin(
@@ -102,13 +107,30 @@ class TableEncoder:
         return series.astype("Int64").mask(missing) if column.missing else series
 
 
-def derive(column: CategoricalColumn | NumericColumn, source: pd.Series) -> pd.Series:
-    """``column``'s values from its source column's values through the schema's public mapping
-    (NaN where the source is missing), typed as ``read_table`` types the column."""
-    values = source.map(column.derived_from.values)
-    if isinstance(column, CategoricalColumn):
-        return values.astype(object).where(source.notna())
-    numbers = values.astype(float)
+def derive(
+    column: CategoricalColumn | NumericColumn, table: pd.DataFrame | dict[str, pd.Series]
+) -> pd.Series:
+    """``column``'s values from the other columns of ``table``: its source column through the
+    schema's public mapping, or its public formula (rounded to the column's ``precision``, to
+    whole numbers for an integer column; not clipped to its bounds, so the identity holds on
+    every row). NaN where a source is missing; typed as ``read_table`` types the column."""
+    rule = column.derived_from
+    if isinstance(rule, DerivedFormula):
+        formula = rule.parsed
+        index = table[formula.columns[0]].index  # a schema's formula reads a column at least
+        numbers = pd.Series(formula.evaluate(table), index=index)
+        if column.kind == "integer":
+            numbers = numbers.round()
+        elif column.precision is not None:
+            numbers = numbers.round(column.precision)
+        numbers[~np.isfinite(numbers)] = np.nan
+    else:
+        source = table[rule.column]
+        values = source.map(rule.values)
+        if isinstance(column, CategoricalColumn):
+            return values.astype(object).where(source.notna())
+        numbers = values.astype(float)
     if column.kind == "continuous":
         return numbers
-    return numbers.astype("Int64") if column.missing else numbers.astype(np.int64)
+    whole = column.missing or numbers.isna().any()  # NaN: a data value outside the bounds (log(0))
+    return numbers.astype("Int64") if whole else numbers.astype(np.int64)

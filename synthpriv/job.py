@@ -5,6 +5,7 @@ evaluate), the Python API (synthpriv.api), the shadow-model attack and the bench
 clients. Its steps, in order:
 
 * ``plan``: public information only (config, schema, recipe); refusals here read no data.
+* ``domain``: the domain step (DP bounds and categories where the schema gives none).
 * ``read``: the input table, CSV or Parquet (one reader, ``read_input``), or a table the caller
   holds in memory; for streaming runs the configured engine's count source.
 * ``split``: the hold-back for evaluation (each row's coin from the OS CSPRNG).
@@ -31,10 +32,11 @@ import pandas as pd
 from synthpriv.chunks import file_header, read_input
 from synthpriv.config import Job
 from synthpriv.domain import CountSource
+from synthpriv.domain_stage import conform
 from synthpriv.encoding import TableEncoder
 from synthpriv.engines import open_counts
 from synthpriv.errors import BudgetError
-from synthpriv.pipeline import plan_job, run_stages
+from synthpriv.pipeline import plan_job, resolve_domain, run_stages
 from synthpriv.plan import Plan
 from synthpriv.privacy.accountant import Ledger
 from synthpriv.privacy.randomness import RandomSource
@@ -48,7 +50,7 @@ Planned = tuple[Plan, list[tuple[Stage, float]]]
 @dataclass
 class Hooks:
     """Callbacks a client passes to watch a job. ``started(step)`` runs before a step and
-    ``finished(step, seconds)`` after it. Steps: ``plan``, ``read``, ``hold-back``,
+    ``finished(step, seconds)`` after it. Steps: ``plan``, ``domain``, ``read``, ``hold-back``,
     ``stage:<name>`` for each stage of the recipe, ``release``."""
 
     started: Callable[[str], None] | None = None
@@ -57,12 +59,14 @@ class Hooks:
 
 @dataclass
 class Synthesis:
-    """What one run of the stages produced (nothing written yet)."""
+    """What one run of the stages produced (nothing written yet); ``job`` with its domain
+    resolved (the domain step's DP bounds and categories, when the schema left them out)."""
 
     plan: Plan
     ledger: Ledger
     state: PipelineState
     synthetic: SyntheticRows | pd.DataFrame
+    job: Job
 
 
 @dataclass
@@ -74,6 +78,7 @@ class Fitted:
     synthetic: SyntheticRows | pd.DataFrame
     members: pd.DataFrame | None = None
     held_back: pd.DataFrame | None = None
+    warnings: list[str] = field(default_factory=list)  # plan-time warnings, for the manifest
 
 
 @dataclass
@@ -236,65 +241,91 @@ class SynthesisJob:
             return list(self.table.columns)
         return file_header(self.job.data_path, self.job.schema)
 
-    def synthesise(
-        self, data: CountSource | pd.DataFrame, source: RandomSource | None = None
-    ) -> Synthesis:
-        """Run the stages on ``data`` (encoded counts, or a typed table to encode) with one Ledger;
-        nothing is written. A table in gives its synthetic table back as one DataFrame in the
-        table's column order."""
-        plan, stages = self.planned
+    def resolve(
+        self, ledger: Ledger, source: RandomSource, table: pd.DataFrame | None = None
+    ) -> tuple[Job, Planned]:
+        """The domain step, when the plan has one (synthpriv.domain_stage): DP bounds and
+        categories where the schema gives none, from every input row (``table``, else the file
+        in chunks), its events recorded in ``ledger``. Returns the job with its DP domain and its
+        stages rebuilt on it; without a domain step, the job as planned."""
+        with self.step("domain"):
+            return resolve_domain(self.job, self.planned, ledger, source,
+                                  None if table is None else [table])
+
+    def synthesise(self, table: pd.DataFrame, source: RandomSource | None = None) -> Synthesis:
+        """The whole job on a typed table held in memory (the sweep, the shadow attack): domain
+        step, stages, one Ledger; nothing is written. Its synthetic table comes back as one
+        DataFrame in the table's column order."""
         source = self.source if source is None else source
-        encoder = TableEncoder(self.job.schema)
-        table = data if isinstance(data, pd.DataFrame) else None
+        ledger = Ledger(self.job.config.budget.neighbouring)
+        job, planned = self.resolve(ledger, source, table)
+        encoded = TableEncoder(job.schema).encode(conform(table, job.schema))
+        run = self.run_stages(job, planned, encoded, source, ledger)
+        synthetic = run.synthetic
+        if isinstance(synthetic, SyntheticRows):
+            synthetic = pd.concat(list(synthetic), ignore_index=True)
+        run.synthetic = synthetic[list(table.columns)]
+        return run
+
+    def run_stages(
+        self, job: Job, planned: Planned, data: CountSource, source: RandomSource, ledger: Ledger
+    ) -> Synthesis:
+        """The recipe's stages on ``data`` (encoded counts of ``job``'s resolved schema),
+        charging ``ledger`` (which holds the domain step's events, if any), each timed."""
+        plan, stages = planned
         state = PipelineState(
-            context=stages[0][0].context, encoder=encoder,
-            data=encoder.encode(table) if table is not None else data,
-            requested_records=self.job.config.pipeline.records,
+            context=stages[-1][0].context, encoder=TableEncoder(job.schema), data=data,
+            requested_records=job.config.pipeline.records,
         )
-        ledger = run_stages(stages, plan, state, source, step=self.step)
-        synthetic = state.synthetic
-        if table is not None:
-            if isinstance(synthetic, SyntheticRows):
-                synthetic = pd.concat(list(synthetic), ignore_index=True)
-            synthetic = synthetic[list(table.columns)]
-        return Synthesis(plan, ledger, state, synthetic)
+        ledger = run_stages(stages, plan, state, source, ledger, step=self.step)
+        return Synthesis(plan, ledger, state, state.synthetic, job)
 
     @contextlib.contextmanager
     def open_input(
-        self, evaluate: bool = True
-    ) -> Iterator[tuple[CountSource | pd.DataFrame, pd.DataFrame | None, pd.DataFrame | None]]:
-        """The input for the stages, with the fitted and the held-back rows when a hold-back
-        split the table (that path, and an in-memory table, read the table whole; otherwise the
-        configured engine streams counts)."""
-        if self.table is None and not holds_back(self.job, evaluate):
+        self, job: Job, evaluate: bool = True
+    ) -> Iterator[tuple[CountSource, pd.DataFrame | None, pd.DataFrame | None]]:
+        """The input encoded on ``job``'s (resolved) schema, with the fitted and the held-back
+        rows when a hold-back split the table. A hold-back and an in-memory table read the table
+        whole; otherwise the configured engine streams counts."""
+        encoder = TableEncoder(job.schema)
+        if self.table is None and not holds_back(job, evaluate):
             with contextlib.ExitStack() as stack:
                 with self.step("read"):  # the local engine spools encoded chunks here
-                    data = stack.enter_context(open_counts(self.job,
-                                                           TableEncoder(self.job.schema)))
+                    data = stack.enter_context(open_counts(job, encoder))
                 yield data, None, None
             return
-        real = self.read()
-        if not holds_back(self.job, evaluate):
-            yield real, None, None
+        if self.table is not None:
+            real = conform(self.table, job.schema)
+        else:
+            with self.step("read"):
+                real = read_input(job.data_path, job.schema, job.config.data.chunk_rows)
+        if not holds_back(job, evaluate):
+            yield encoder.encode(real), None, None
             return
         members, held = self.split(real)
-        yield members, members, held
+        yield encoder.encode(members), members, held
 
     def fit(self, evaluate: bool = True) -> Fitted:
-        """Read the input (holding rows back when the run evaluates and the config asks), check
-        δ against n and run the stages; nothing is written."""
-        self.planned  # noqa: B018 - fails on a bad plan before any data is read
+        """Resolve the domain (if the schema leaves one out), read the input (holding rows back
+        when the run evaluates and the config asks), check δ against n and run the stages;
+        nothing is written. The plan-time warnings (public inputs only) go to the manifest."""
+        from synthpriv.plan_warnings import plan_messages
+
+        plan, stages = self.planned  # fails on a bad plan before any data is read
+        warnings = plan_messages(self.job, plan, stages, evaluate, informational=False)
         columns = self.columns()
-        with self.open_input(evaluate) as (data, members, held_back):
-            records = len(data) if isinstance(data, pd.DataFrame) else data.records
-            check_delta(self.job, records)
-            run = self.synthesise(data)
+        ledger = Ledger(self.job.config.budget.neighbouring)
+        # DP bounds/categories where the schema gives none (every input row: DP like the rest)
+        job, planned = self.resolve(ledger, self.source, self.table)
+        with self.open_input(job, evaluate) as (data, members, held_back):
+            check_delta(job, data.records)
+            run = self.run_stages(job, planned, data, self.source, ledger)
         synthetic = run.synthetic
         if isinstance(synthetic, SyntheticRows):
             synthetic.columns = columns
         else:
             synthetic = synthetic[columns]
-        return Fitted(run, synthetic, members, held_back)
+        return Fitted(run, synthetic, members, held_back, warnings)
 
     def release(self, fitted: Fitted, out: Path | None = None, *, force: bool = False,
                 locked: bool = False) -> RunResult:
@@ -305,12 +336,14 @@ class SynthesisJob:
 
         out_dir = self.job.output_dir(out)
         run, synthetic = fitted.synthesis, fitted.synthetic
-        manifest = build_manifest(self.job, run.plan, run.ledger, run.state, self.source)
+        # ``constraints`` in the manifest is filled in as the rows are drawn, before it is written
+        manifest = build_manifest(run.job, run.plan, run.ledger, run.state, self.source,
+                                  fitted.warnings)
         with contextlib.nullcontext() if locked else release_lock(out_dir), self.step("release"):
             write_release(out_dir, synthetic, manifest, force,
-                          extra=model_files(run.state, self.job.schema))
+                          extra=model_files(run.state, run.job.schema))
         kept = synthetic.only_block if isinstance(synthetic, SyntheticRows) else synthetic
-        return RunResult(out_dir, run.ledger, run.plan, manifest, self.job, len(synthetic), kept,
+        return RunResult(out_dir, run.ledger, run.plan, manifest, run.job, len(synthetic), kept,
                          fitted.held_back, fitted.members, dict(self.timings), run.state)
 
     def run(self, out: Path | None = None, *, force: bool = False, evaluate: bool = True) -> RunResult:

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 
+import pandas as pd
+
 from synthpriv.config import Job
-from synthpriv.encoding import TableEncoder
+from synthpriv.domain_stage import DomainStage, planning_domain, with_domain_step
 from synthpriv.errors import ConfigError
 from synthpriv.plan import Plan, make_plan
 from synthpriv.privacy.accountant import Ledger, UnboundedError
@@ -48,7 +50,7 @@ def build_stages(job: Job, recipe: Recipe, context: PlanContext) -> list[tuple[S
 def plan_context(job: Job) -> PlanContext:
     budget = job.config.budget
     return PlanContext(
-        domain=TableEncoder(job.schema).domain,
+        domain=planning_domain(job.schema),
         neighbouring=budget.neighbouring,
         delta=budget.delta,
         public_records=job.config.data.public_records,
@@ -61,7 +63,7 @@ def plan_job(job: Job) -> tuple[Plan, list[tuple[Stage, float]]]:
     """Plan the job from public information only (config, schema, recipe)."""
     context = plan_context(job)
     recipe = load_recipe(job.config.pipeline.recipe, job.base_dir)
-    stages = build_stages(job, recipe, context)
+    stages = with_domain_step(job, context, build_stages(job, recipe, context))
     budget = job.config.budget
     try:
         plan = make_plan(stages, budget.epsilon, budget.delta, budget.neighbouring)
@@ -75,13 +77,32 @@ def plan_job(job: Job) -> tuple[Plan, list[tuple[Stage, float]]]:
     return plan, stages
 
 
+def resolve_domain(
+    job: Job, planned: tuple[Plan, list[tuple[Stage, float]]], ledger: Ledger,
+    source: RandomSource, chunks: list[pd.DataFrame] | None = None,
+) -> tuple[Job, tuple[Plan, list[tuple[Stage, float]]]]:
+    """Run the plan's domain step, if it has one (synthpriv.domain_stage), on the job's table
+    (or ``chunks`` of it), recording in ``ledger``: the job with its DP domain, and its stages
+    rebuilt on it (their size checks see the real domain; the plan's noise stays as planned)."""
+    plan, stages = planned
+    if not stages or not isinstance(stages[0][0], DomainStage):
+        return job, planned
+    domain_step = stages[0]
+    resolved = domain_step[0].resolve(job, plan.stages[0], ledger, source, chunks)
+    rebuilt = build_stages(resolved, load_recipe(job.config.pipeline.recipe, job.base_dir),
+                           plan_context(resolved))
+    return resolved, (plan, [domain_step] + [
+        (stage, share) for (stage, _), (_, share) in zip(rebuilt, stages[1:], strict=True)])
+
+
 def run_stages(
     stages: list[tuple[Stage, float]], plan: Plan, state: PipelineState, source: RandomSource,
-    step: Callable[[str], AbstractContextManager] | None = None,
+    ledger: Ledger | None = None, step: Callable[[str], AbstractContextManager] | None = None,
 ) -> Ledger:
-    """Run every stage in order; each records what it ran in the one Ledger returned. ``step``
-    (the job object's timer) wraps each stage's run as ``stage:<name>``."""
-    ledger = Ledger(plan.neighbouring)
+    """Run every stage in order; each records what it ran in the one Ledger returned (``ledger``
+    when given: the domain step's events are in it already). ``step`` (the job object's timer)
+    wraps each stage's run as ``stage:<name>``."""
+    ledger = Ledger(plan.neighbouring) if ledger is None else ledger
     for (stage, _share), stage_plan in zip(stages, plan.stages, strict=True):
         with (step or _untimed)(f"stage:{stage.name}"):
             stage.run(state, stage_plan, ledger, source)

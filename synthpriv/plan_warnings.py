@@ -28,7 +28,7 @@ import statistics
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from synthpriv.schema import CategoricalColumn, NumericColumn, Schema
+from synthpriv.schema import FINE_CELLS, CategoricalColumn, NumericColumn, Schema
 
 if TYPE_CHECKING:
     from synthpriv.config import Job
@@ -81,11 +81,13 @@ def column_cells(schema: Schema, max_bins: int | None) -> list[int]:
     counted), plus one for the missing code."""
     cells = []
     for column in schema.modelled:
-        if isinstance(column, CategoricalColumn):
-            size = len(column.categories)
+        if isinstance(column, CategoricalColumn):  # discovered: merged to ≤ max_bins at most
+            size = len(column.categories) if not column.discovered else (
+                max_bins or DEFAULT_MAX_BINS)
         else:
             assert isinstance(column, NumericColumn)
-            size = len(column.bin_edges()) - 1
+            size = (column.bins or FINE_CELLS) if column.needs_bounds else len(
+                column.bin_edges()) - 1
             if column.adaptive and max_bins is not None:
                 size = min(size, max_bins)
         cells.append(size + int(column.missing))

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from synthpriv.constraints import Enforcer
 from synthpriv.domain import Domain
 from synthpriv.encoding import TableEncoder
 from synthpriv.errors import ConfigError
@@ -75,23 +76,33 @@ class ReleasedModel:
         self, records: int, rng: np.random.Generator, where: dict[str, str] | None = None,
         method: str = "rounded",
     ) -> pd.DataFrame:
-        """``records`` rows drawn from the model, every one satisfying ``where`` (conditioned in
-        the model, not by rejection). Post-processing of DP outputs: no budget."""
+        """``records`` rows drawn from the model, every one satisfying ``where`` (a marginals
+        model is conditioned exactly; a generator by rejection) and the schema's constraints
+        (rows breaking one are redrawn, as in the run: synthpriv.constraints). Post-processing of
+        DP outputs: no budget."""
         if records < 1:
             raise ConfigError(f"--rows must be at least 1, got {records}.")
         fine = self.evidence(where or {})
         coarse = {a: int(self._map(a)[v]) for a, v in fine.items()}
         if coarse and not isinstance(self.model, GraphicalModel | IndependentModel):
-            codes = rejection_sample(self.model, records, rng, coarse)
+            def draw(size: int, rounded: bool = False) -> np.ndarray:
+                return rejection_sample(self.model, size, rng, coarse)
         else:
             model = condition(self.model, coarse)
-            codes = model.sample_rounded(records, rng) if method == "rounded" else model.sample(
-                records, rng)
-        if self.coarsening is not None:
-            codes = self.coarsening.refine(codes, rng)
-        for attribute, code in fine.items():  # the fine value within its (conditioned) cell
-            codes[:, self.encoder.domain.axes([attribute])[0]] = code
-        return self.encoder.decode(codes, rng)[self.columns]
+
+            def draw(size: int, rounded: bool = False) -> np.ndarray:
+                return model.sample_rounded(size, rng) if rounded else model.sample(size, rng)
+
+        def decode(codes: np.ndarray) -> pd.DataFrame:
+            if self.coarsening is not None:
+                codes = self.coarsening.refine(codes, rng)
+            for attribute, code in fine.items():  # the fine value within its (conditioned) cell
+                codes[:, self.encoder.domain.axes([attribute])[0]] = code
+            return self.encoder.decode(codes, rng)
+
+        enforcer = Enforcer(self.schema.constraints, lambda size: decode(draw(size)))
+        rows = enforcer.apply(decode(draw(records, rounded=method == "rounded")))
+        return rows.reset_index(drop=True)[self.columns]
 
     def _map(self, attribute: str) -> np.ndarray:
         size = self.encoder.domain[attribute]

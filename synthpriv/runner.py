@@ -22,7 +22,8 @@ VERSIONED_PACKAGES = ("synthpriv", "numpy", "pandas", "dp-accounting", "torch", 
 GUARANTEE = (
     "({epsilon:.4g}, {delta:g})-differential privacy for every individual row, where neighbouring "
     "tables differ by {relation}. The schema (column names, domains, bins) and the config are "
-    "public and not protected."
+    "public and not protected, except the bounds and categories a DP domain step chose (its "
+    "events are in the ledger), which this guarantee covers."
 )
 SEEDED_STATEMENT = (
     "NO GUARANTEE: this is a seeded run. Whoever knows the seed can recompute the noise and "
@@ -67,10 +68,13 @@ def package_versions() -> dict[str, str]:
 
 
 def build_manifest(
-    job: Job, plan: Plan, ledger: Ledger, state: PipelineState, source: RandomSource
+    job: Job, plan: Plan, ledger: Ledger, state: PipelineState, source: RandomSource,
+    warnings: list[str] | None = None,
 ) -> dict:
     """The manifest: a fixed allow-list of fields, none computed from the raw table outside a
-    mechanism, and never the noise seed."""
+    mechanism, and never the noise seed. ``warnings``: the plan-time warnings (public inputs
+    only). ``constraints`` (with schema constraints) counts the model's draws that broke each
+    rule: the sampler fills it in as it draws, and the manifest is written after the rows."""
     budget = job.config.budget
     config = job.config.model_dump(mode="json", by_alias=True, exclude={"seed"})
     reported = ledger.epsilon(budget.delta)
@@ -108,6 +112,8 @@ def build_manifest(
         "randomness": randomness,
         "config": config,
         "schema": job.schema.model_dump(mode="json"),
+        "plan_warnings": warnings or [],
+        "constraints": getattr(state.synthetic, "enforcement", None),
         "versions": package_versions(),
     }
 

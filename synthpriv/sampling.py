@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 from pydantic import Field
 
+from synthpriv.constraints import Enforcer
 from synthpriv.encoding import TableEncoder
 from synthpriv.errors import ConfigError
 from synthpriv.marginals.compress import Coarsening
@@ -35,8 +36,10 @@ class SyntheticRows:
     Blocks are drawn in order and once. With ``rounded`` each block is a controlled rounding of
     the model at the block's size: a table of one block (every table up to ``block_rows`` rows)
     is the one-shot rounding as before; in a larger one the blocks' rounding errors (each under
-    one row per cell) add up, which is small beside the noise. Post-processing only: costs no
-    budget.
+    one row per cell) add up, which is small beside the noise. Rows that break the schema's
+    public constraints are redrawn i.i.d. from the model (``synthpriv.constraints.Enforcer``;
+    ``enforcement`` counts draws and rejections, for the manifest). Post-processing only: costs
+    no budget.
     """
 
     def __init__(
@@ -51,6 +54,21 @@ class SyntheticRows:
         self.columns: list[str] | None = None
         self.only_block: pd.DataFrame | None = None
         self._drawn = False
+        self.enforcer = Enforcer(encoder.schema.constraints, self._draw_iid)
+
+    @property
+    def enforcement(self) -> dict | None:
+        """What enforcing the constraints took (None without constraints); complete once every
+        block was drawn."""
+        return self.enforcer.figures if self.enforcer.rules else None
+
+    def _decode(self, codes: np.ndarray) -> pd.DataFrame:
+        if self.coarsening is not None:  # the adaptive domain: a fine cell within each cell
+            codes = self.coarsening.refine(codes, self.rng)
+        return self.encoder.decode(codes, self.rng)
+
+    def _draw_iid(self, size: int) -> pd.DataFrame:
+        return self._decode(self.model.sample(size, self.rng))
 
     def __len__(self) -> int:
         return self.records
@@ -62,10 +80,7 @@ class SyntheticRows:
         for start in range(0, self.records, self.block_rows):
             size = min(self.block_rows, self.records - start)
             draw = self.model.sample_rounded if self.method == "rounded" else self.model.sample
-            codes = draw(size, self.rng)
-            if self.coarsening is not None:  # the adaptive domain: a fine cell within each cell
-                codes = self.coarsening.refine(codes, self.rng)
-            block = self.encoder.decode(codes, self.rng)
+            block = self.enforcer.apply(self._decode(draw(size, self.rng)))
             block = block if self.columns is None else block[self.columns]
             if size == self.records:
                 self.only_block = block

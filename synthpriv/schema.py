@@ -1,15 +1,26 @@
 """Schema: the public domain of every column, declared by a person, never read from the data.
 
 Column kinds:
-* ``categorical``: a closed list of categories;
-* ``integer`` / ``continuous``: public bounds ``[lower, upper]`` and bins, either ``bins`` equal-width
-  bins over the bounds or explicit ``edges`` (first edge = lower, last = upper). A continuous
-  column may give ``precision``: the decimals its released values are rounded to.
+* ``categorical``: a closed list of categories, or none: then the domain step finds the frequent
+  values under DP (category discovery) and reads the rest as the column's ``other`` label, or as
+  missing;
+* ``integer`` / ``continuous``: public bounds ``[lower, upper]`` (either may be left out: the
+  domain step then buys DP bounds) and bins, either ``bins`` equal-width bins over the bounds or
+  explicit ``edges`` (first edge = lower, last = upper), or neither (the adaptive domain). A
+  continuous column may give ``precision``: the decimals its released values are rounded to.
 Every column says whether missing values may occur; a missing value is a code of its own.
+Category labels are compared and released exactly as written (spaces included) unless the
+schema sets ``strip_labels: true``.
 
 A column may be ``derived_from`` a categorical column by a public mapping (a code and its label,
 a region and its country): it is not modelled, costs no budget and is filled in from its source
 after sampling, so every synthetic row keeps the mapping. The data must obey it (checked on read).
+A numeric column may instead be ``derived_from: {formula: log(wage)}``, a public formula over other
+numeric columns (``synthpriv.formulas``), filled in the same way.
+
+``constraints:`` lists public rules every synthetic row obeys (inequalities, forbidden or allowed
+combinations of categories): their models are here, their checks against the schema and their
+enforcement when sampling in ``synthpriv.constraints``.
 """
 
 from __future__ import annotations
@@ -22,9 +33,20 @@ from typing import Annotated, Literal
 
 import numpy as np
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from synthpriv.errors import SchemaError
+from synthpriv.formulas import Check, Formula, FormulaError, parse_check, parse_formula
 from synthpriv.validation import describe_validation_error
 
 
@@ -87,15 +109,59 @@ class DerivedFrom(_Strict):
         return values
 
 
+class DerivedFormula(_Strict):
+    """A public formula over other numeric columns (``log(wage)``, ``casual + registered``;
+    the language: ``synthpriv.formulas``): the column is filled in from it after sampling."""
+
+    formula: str
+
+    @field_validator("formula")
+    @classmethod
+    def _parses(cls, text: str) -> str:
+        parse_formula(text)  # FormulaError (a ValueError) names what the language refuses
+        return text
+
+    @property
+    def parsed(self) -> Formula:
+        return parse_formula(self.formula)
+
+
+def _derived_kind(value: object) -> str:
+    """Which form of ``derived_from`` a mapping is (so an error speaks of that form only)."""
+    if isinstance(value, DerivedFormula) or (isinstance(value, dict) and "formula" in value):
+        return "formula"
+    return "mapping"
+
+
+Derived = Annotated[
+    Annotated[DerivedFrom, Tag("mapping")] | Annotated[DerivedFormula, Tag("formula")],
+    Discriminator(_derived_kind),
+]
+
+
 class CategoricalColumn(_Strict):
     """A column whose values come from a public, closed list of categories: text, compared with
-    the data's cells as written (numbers in the list are accepted: ``category_text``)."""
+    the data's cells as written (numbers in the list are accepted: ``category_text``). Without
+    ``categories`` the domain step discovers them under DP (synthpriv.domain_stage)."""
 
     name: str
     kind: Literal["categorical"]
-    categories: list[str] = Field(min_length=1)
+    categories: list[str] | None = None
     missing: bool = False
-    derived_from: DerivedFrom | None = None
+    derived_from: Derived | None = None
+    other: str | None = Field(
+        default=None, description="the label a value outside the categories is read as (listed "
+        "among the categories; with no categories given: the values DP discovery does not keep)",
+    )
+    unknown_categories: Literal["error", "missing"] | None = Field(
+        default=None, description="this column's policy for values outside its categories "
+        "(overrides the schema's); the domain step sets 'missing' on discovered columns",
+    )
+
+    @field_validator("other", mode="before")
+    @classmethod
+    def _other_as_text(cls, other: object) -> object:
+        return other if other is None else category_text(other)
 
     @field_validator("categories", mode="before")
     @classmethod
@@ -106,26 +172,56 @@ class CategoricalColumn(_Strict):
 
     @model_validator(mode="after")
     def _unique(self) -> CategoricalColumn:
+        if self.categories is None:
+            if self.other is None and not self.missing:
+                raise ValueError(
+                    f"'{self.name}' lists no categories, so DP discovery keeps only its frequent "
+                    "values; the others need somewhere to go: set 'other: <label>' (e.g. other: "
+                    "Other) or 'missing: true', or list its public categories"
+                )
+            if self.derived_from is not None:
+                raise ValueError(f"derived column '{self.name}' needs its categories listed")
+            return self
+        if not self.categories and not (self.unknown_categories == "missing" and self.missing):
+            raise ValueError(
+                f"categories of '{self.name}' is an empty list: list its categories, or leave "
+                "'categories' out to let DP category discovery find them"
+            )
         duplicated = repeated(self.categories)
         if duplicated:
             raise ValueError(f"categories of '{self.name}' repeat {duplicated}; list each once")
+        if self.other is not None and self.other not in self.categories:
+            raise ValueError(
+                f"other: '{self.other}' of '{self.name}' is not one of its categories; list it "
+                "among them (values outside the list are read as it)"
+            )
+        if self.unknown_categories == "missing" and not self.missing:
+            raise ValueError(
+                f"unknown_categories: missing on '{self.name}' needs 'missing: true'"
+            )
         return self
+
+    @property
+    def discovered(self) -> bool:
+        """True when the schema lists no categories: the domain step discovers them (DP)."""
+        return self.categories is None
 
 
 FINE_CELLS = 1024  # cells of an adaptive column's fine public grid (see NumericColumn.bin_edges)
 
 
 class NumericColumn(_Strict):
-    """A numeric column with public bounds; values outside them are clipped before any query."""
+    """A numeric column with bounds; values outside them are clipped before any query. A bound
+    left out is bought under DP by the domain step (synthpriv.domain_stage)."""
 
     name: str
     kind: Literal["integer", "continuous"]
-    lower: float
-    upper: float
+    lower: float | None = None
+    upper: float | None = None
     bins: int | None = Field(default=None, ge=1, le=10_000)
     edges: list[float] | None = None
     missing: bool = False
-    derived_from: DerivedFrom | None = None
+    derived_from: Derived | None = None
     precision: int | None = Field(
         default=None, le=15, description="continuous only: decimals (1 to 15) the released values "
         "are rounded to (post-processing); none: full float precision",
@@ -145,6 +241,8 @@ class NumericColumn(_Strict):
                 f"'{self.name}': precision {self.precision} asks for whole values: declare the "
                 "column 'kind: integer' instead, or give 1 decimal or more"
             )
+        if self.needs_bounds:
+            return self
         lower, upper = self.rounded_bounds()
         if lower > upper:
             raise ValueError(
@@ -161,8 +259,25 @@ class NumericColumn(_Strict):
         scale = 10.0**self.precision
         return math.ceil(self.lower * scale) / scale, math.floor(self.upper * scale) / scale
 
+    @property
+    def needs_bounds(self) -> bool:
+        """True when a bound is left out: the domain step buys it under DP."""
+        return self.lower is None or self.upper is None
+
     @model_validator(mode="after")
     def _check_bins(self) -> NumericColumn:
+        if self.needs_bounds:
+            given = [b for b in (self.lower, self.upper) if b is not None]
+            if not all(math.isfinite(b) for b in given):
+                raise ValueError(f"'{self.name}' needs finite bounds, got {given}")
+            if self.edges is not None:
+                raise ValueError(
+                    f"edges of '{self.name}' need both bounds: give lower and upper (the first "
+                    "and last edge), or drop the edges to let the DP domain step choose the bins"
+                )
+            if self.derived_from is not None:
+                raise ValueError(f"derived column '{self.name}' needs lower and upper")
+            return self
         if not (math.isfinite(self.lower) and math.isfinite(self.upper)) or self.lower >= self.upper:
             raise ValueError(
                 f"'{self.name}' needs finite bounds with lower < upper, "
@@ -218,7 +333,7 @@ def _in_domain(column: CategoricalColumn | NumericColumn, value: str | float) ->
     whole for an integer column)."""
     if isinstance(column, CategoricalColumn):
         return value in column.categories
-    if isinstance(value, str):
+    if isinstance(value, str) or column.needs_bounds:
         return False
     whole = column.kind != "integer" or float(value).is_integer()
     return whole and column.lower <= value <= column.upper
@@ -227,14 +342,85 @@ def _in_domain(column: CategoricalColumn | NumericColumn, value: str | float) ->
 Column = Annotated[CategoricalColumn | NumericColumn, Field(discriminator="kind")]
 
 
+# --- Public constraints (the schema's ``constraints:`` list; enforced by synthpriv.constraints) ---
+
+
+class CheckRule(_Strict):
+    """An inequality over numeric columns, a comparison chain of formulas: ``Accept <= Apps``,
+    ``Top10 <= Top25 <= 100``, ``Enroll <= Accept + 10``."""
+
+    check: str
+
+    @field_validator("check")
+    @classmethod
+    def _parses(cls, text: str) -> str:
+        parse_check(text)
+        return text
+
+    @property
+    def parsed(self) -> Check:
+        return parse_check(self.check)
+
+
+def _values_as_text(values: object) -> object:
+    """A value or a list of values of a categorical column, as categories are read."""
+    if isinstance(values, list):
+        return [category_text(v) for v in values]
+    return [category_text(values)]
+
+
+CategoryValues = Annotated[list[str], BeforeValidator(_values_as_text)]
+
+
+class ForbiddenRule(_Strict):
+    """A combination of categorical values no row may have: ``{relationship: Wife, sex: Male}``
+    forbids rows with both; a list (``{a: [x, y]}``) forbids each of its values."""
+
+    forbidden: dict[str, CategoryValues] = Field(min_length=1)
+
+
+class AllowedCombinations(_Strict):
+    columns: list[str] = Field(min_length=1)
+    values: list[CategoryValues] = Field(min_length=1)
+
+
+class AllowedRule(_Strict):
+    """The only combinations of some categorical columns' values a row may have."""
+
+    allowed: AllowedCombinations
+
+
+def _rule_kind(value: object) -> str:
+    """Which kind of rule an entry is, by its key (so an error speaks of that kind only)."""
+    for kind, model in (("forbidden", ForbiddenRule), ("allowed", AllowedRule)):
+        if isinstance(value, model) or (isinstance(value, dict) and kind in value):
+            return kind
+    return "check"
+
+
+Constraint = Annotated[
+    Annotated[CheckRule, Tag("check")] | Annotated[ForbiddenRule, Tag("forbidden")]
+    | Annotated[AllowedRule, Tag("allowed")],
+    Discriminator(_rule_kind),
+]
+
+
 class Schema(_Strict):
     """Ordered columns and the policy for categories the schema does not list."""
 
     columns: list[Column] = Field(min_length=1)
     unknown_categories: Literal["error", "missing"] = "error"
+    strip_labels: bool = Field(
+        default=False, description="read category cells with leading/trailing spaces removed "
+        "(' State-gov' as 'State-gov'); off: labels are kept, compared and released as written",
+    )
     drafted_by: str | None = Field(
         default=None, description="the tool that drafted this schema from the data (``synthpriv "
         "schema infer`` writes it): a draft's domains may not be public. Delete it once reviewed.",
+    )
+    constraints: list[Constraint] = Field(
+        default_factory=list, description="public rules every synthetic row obeys (enforced when "
+        "sampling, at no budget: synthpriv.constraints)",
     )
 
     @model_validator(mode="after")
@@ -245,15 +431,65 @@ class Schema(_Strict):
             raise ValueError(f"column names repeat {duplicated}; each column is declared once")
         if self.unknown_categories == "missing":
             for column in self.columns:
-                if isinstance(column, CategoricalColumn) and not column.missing:
+                if (isinstance(column, CategoricalColumn) and not column.missing
+                        and column.other is None):
                     raise ValueError(
                         f"unknown_categories: missing maps unknown values of '{column.name}' to "
                         "missing, so that column needs 'missing: true'"
                     )
         for column in self.columns:
-            if column.derived_from is not None:
+            if isinstance(column.derived_from, DerivedFormula):
+                self._check_formula(column, column.derived_from)
+            elif column.derived_from is not None:
                 self._check_derived(column, column.derived_from)
+        from synthpriv.constraints import check_rules  # it reads schemas: imported here
+
+        check_rules(self)
         return self
+
+    def numeric_bounds(self, names: Iterable[str], where: str) -> dict[str, tuple[float, float]]:
+        """The public bounds of numeric columns ``names``, for a formula or rule (``where``)
+        over them; ValueError naming ``where`` for a name that is not a numeric column."""
+        bounds = {}
+        for name in names:
+            try:
+                column = self.column(name)
+            except KeyError:
+                raise ValueError(f"{where}: '{name}' is not a column of this schema "
+                                 f"{self.names}") from None
+            if not isinstance(column, NumericColumn):
+                raise ValueError(f"{where}: '{name}' is categorical; a formula reads numeric "
+                                 "columns (for categories, use forbidden/allowed constraints)")
+            if column.needs_bounds:
+                raise ValueError(f"{where}: '{name}' has no public bounds (the domain step buys "
+                                 "them under DP); declare its lower and upper bounds to use it "
+                                 "in a formula or rule")
+            bounds[name] = column.rounded_bounds()
+        return bounds
+
+    def _check_formula(self, column: CategoricalColumn | NumericColumn, rule: DerivedFormula) -> None:
+        """A formula column is numeric and reads numeric columns that are not derived; a source
+        that may be missing makes it missing; the formula is defined over the sources' bounds."""
+        where = f"'{column.name}' derived_from formula '{rule.formula}'"
+        if not isinstance(column, NumericColumn):
+            raise ValueError(f"{where}: a formula gives numbers; declare '{column.name}' integer "
+                             "or continuous, or map categories with derived_from column/values")
+        formula = rule.parsed
+        if not formula.columns:
+            raise ValueError(f"{where}: reads no column; a constant is not a derived column")
+        bounds = self.numeric_bounds(formula.columns, where)
+        for name in formula.columns:
+            source = self.column(name)
+            if name == column.name or source.derived_from is not None:
+                raise ValueError(f"{where}: '{name}' is derived itself; a formula reads modelled "
+                                 "columns only")
+            if source.missing and not column.missing:
+                raise ValueError(f"{where}: '{name}' may be missing, which makes '{column.name}' "
+                                 f"missing: set 'missing: true' for '{column.name}'")
+        try:
+            formula.bounds(bounds)
+        except FormulaError as error:
+            raise ValueError(f"{where}: {error}") from None
 
     def _check_derived(self, column: CategoricalColumn | NumericColumn, rule: DerivedFrom) -> None:
         where = f"'{column.name}' derived_from"
@@ -264,6 +500,10 @@ class Schema(_Strict):
         if not isinstance(source, CategoricalColumn) or source.derived_from is not None:
             raise ValueError(
                 f"{where}: '{rule.column}' must be a categorical column that is not itself derived"
+            )
+        if source.discovered:
+            raise ValueError(
+                f"{where}: '{rule.column}' lists no categories; a public mapping needs them listed"
             )
         if source.missing and not column.missing:
             raise ValueError(
@@ -295,6 +535,12 @@ class Schema(_Strict):
             if column.name == name:
                 return column
         raise KeyError(name)
+
+    @property
+    def unresolved(self) -> list[CategoricalColumn | NumericColumn]:
+        """The columns whose domain the DP domain step must find (no bounds, no categories)."""
+        return [c for c in self.columns if (c.discovered if isinstance(c, CategoricalColumn)
+                                             else c.needs_bounds)]
 
     @property
     def numeric_names(self) -> list[str]:

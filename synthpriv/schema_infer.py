@@ -1,5 +1,8 @@
-"""Draft a schema from a CSV. The draft reads the data, so its domains are NOT private: a person
-must review them and replace bounds and category lists with public knowledge before a release."""
+"""Draft a schema from a CSV. The full draft reads the data, so its domains are NOT private: a
+person must review them and replace bounds and category lists with public knowledge before a
+release. The safe draft (``safe=True``, ``synthpriv schema infer --safe``) writes names and kinds
+only, every column ``missing: true``, no bounds, categories, bins or precisions: the DP domain
+step of a run buys those (synthpriv.domain_stage), so the draft can be kept as it is."""
 
 from __future__ import annotations
 
@@ -22,17 +25,29 @@ WARNING = (
     "anything made with it, then delete the 'drafted_by' line: until then, runs and the manifest "
     "flag the schema as a draft."
 )
+SAFE_HEADER = (
+    "Drafted by 'synthpriv schema infer --safe': column names (the file's header) and kinds "
+    "(categorical / integer / continuous, from the cells) only. Every column may be missing, "
+    "whatever the data holds, so no flag tells of one row. Bounds and categories are left to the "
+    "DP domain step of a run (budget.domain_share: DP bounds; budget.domain_delta_share: DP "
+    "category discovery); replace any of them with public knowledge (lower/upper, categories, "
+    "edges) where you have it: that saves budget. Check the kinds: a column of codes may read as "
+    "integer. Values not kept by discovery are read as 'other' where a column declares it, else "
+    "as missing."
+)
 DRAFTED_BY = "synthpriv schema infer"
 MAX_CATEGORIES = 1000
 MAX_PRECISION = 15
 MAX_SOURCE_CATEGORIES = 100  # a derived column's source: a code list, not an identifier
 
 
-def infer_schema(path: str | Path) -> tuple[dict, list[str]]:
+def infer_schema(path: str | Path, safe: bool = False) -> tuple[dict, list[str]]:
     """A schema mapping drafted from the CSV at ``path``, and notes for the reviewer.
 
     Column names follow ``table.header_names``, the rule a run reads the file with: an unnamed
     column (an empty header cell) is drafted as ``name: ''``, not as pandas' ``Unnamed: 0``.
+    Category labels are kept as the cells write them (spaces included), as a run reads them.
+    ``safe``: names, kinds and ``missing: true`` only (see the module docstring).
     """
     path = Path(path)
     try:
@@ -46,7 +61,7 @@ def infer_schema(path: str | Path) -> tuple[dict, list[str]]:
     if duplicated:
         raise DataError(duplicate_header_message(path, duplicated))
     table = raw.iloc[1:].reset_index(drop=True).set_axis(names, axis="columns")
-    table = table.apply(lambda column: column.str.strip())
+    stripped = table.apply(lambda column: column.str.strip())  # numbers and missing cells
     columns, notes = [], []
     for position, name in enumerate(names, start=1):
         if name == "":
@@ -55,8 +70,10 @@ def infer_schema(path: str | Path) -> tuple[dict, list[str]]:
                 "it so too). An unnamed first column is usually a row index written by pandas' "
                 "to_csv: unless it is data, remove it from the file and from this schema."
             )
+    if safe:
+        return _safe_draft(stripped), notes
     for name in table.columns:
-        values = table[name]
+        values = stripped[name]
         present = values[values != ""]
         entry: dict = {"name": name}
         numbers = pd.to_numeric(present, errors="coerce")
@@ -69,7 +86,8 @@ def infer_schema(path: str | Path) -> tuple[dict, list[str]]:
             if not whole:
                 entry["precision"] = decimals(present)
         else:
-            categories = sorted(present.unique().tolist())
+            raw = table[name]
+            categories = sorted(raw[values != ""].unique().tolist())
             if len(categories) > MAX_CATEGORIES:
                 notes.append(
                     f"column '{name}' has {len(categories)} distinct values: an identifier or free "
@@ -79,7 +97,7 @@ def infer_schema(path: str | Path) -> tuple[dict, list[str]]:
             entry.update(kind="categorical", categories=categories)
         entry["missing"] = bool((values == "").any())
         columns.append(entry)
-    _draft_derived(table, columns, notes)
+    _draft_derived(table.where(stripped != "", ""), columns, notes)
     if any("precision" in entry for entry in columns):
         notes.append(
             "precision (continuous columns): the most decimals seen in the column's cells, read "
@@ -88,6 +106,24 @@ def infer_schema(path: str | Path) -> tuple[dict, list[str]]:
         )
     schema = {"drafted_by": DRAFTED_BY, "unknown_categories": "error", "columns": columns}
     return schema, notes
+
+
+def _safe_draft(table: pd.DataFrame) -> dict:
+    """Names and kinds (from the stripped cells ``table``), every column ``missing: true``.
+
+    The missing flag is not read from the data: whether any cell is empty can turn on one row.
+    Categorical columns declare no ``other``: values discovery does not keep are read as missing.
+    """
+    columns = []
+    for name in table.columns:
+        present = table[name][table[name] != ""]
+        numbers = pd.to_numeric(present, errors="coerce")
+        if len(present) and numbers.notna().all() and numbers.map(math.isfinite).all():
+            kind = "integer" if bool((numbers == numbers.round()).all()) else "continuous"
+        else:
+            kind = "categorical"
+        columns.append({"name": name, "kind": kind, "missing": True})
+    return {"columns": columns}
 
 
 def decimals(cells: pd.Series) -> int:
@@ -145,6 +181,6 @@ def _plain(value: float) -> float | int:
     return int(value) if float(value).is_integer() else float(value)
 
 
-def schema_yaml(schema: dict) -> str:
-    header = "".join(f"# {line}\n" for line in textwrap.wrap(WARNING, 98))
+def schema_yaml(schema: dict, safe: bool = False) -> str:
+    header = "".join(f"# {line}\n" for line in textwrap.wrap(SAFE_HEADER if safe else WARNING, 98))
     return header + yaml.safe_dump(schema, sort_keys=False, width=100)

@@ -16,7 +16,7 @@ import pandas as pd
 
 from synthpriv.encoding import derive
 from synthpriv.errors import DataError
-from synthpriv.schema import CategoricalColumn, NumericColumn, Schema, repeated
+from synthpriv.schema import CategoricalColumn, DerivedFormula, NumericColumn, Schema, repeated
 
 MAX_SHOWN = 5
 MAX_VALUE_CHARS = 40
@@ -100,9 +100,11 @@ def parse_chunk(raw: pd.DataFrame, schema: Schema, path: Path, first_row: int) -
     (synthpriv.chunks), so errors name the same rows whichever reads the file."""
     table = pd.DataFrame(index=raw.index)
     for name in raw.columns:
-        values = raw[name].str.strip()
-        table[name] = _parse_column(values, schema.column(name), schema.unknown_categories, path,
-                                    first_row)
+        column = schema.column(name)
+        values = raw[name]
+        if schema.strip_labels or not isinstance(column, CategoricalColumn):
+            values = values.str.strip()
+        table[name] = _parse_column(values, column, schema, path, first_row)
     for column in schema.columns:
         if column.derived_from is not None:
             _check_derived(table, column, path, first_row)
@@ -112,16 +114,27 @@ def parse_chunk(raw: pd.DataFrame, schema: Schema, path: Path, first_row: int) -
 def _check_derived(
     table: pd.DataFrame, column: CategoricalColumn | NumericColumn, path: Path, first: int
 ) -> None:
-    """Refuse rows where a derived column disagrees with its source through the public mapping:
-    the synthesiser would silently replace those values."""
-    source = column.derived_from.column
-    expected, actual = derive(column, table[source]), table[column.name]
+    """Refuse rows where a derived column disagrees with its source through the public mapping
+    or formula (to within the column's precision, else a relative 10⁻⁶: the file may write fewer
+    digits than a float holds): the synthesiser would silently replace those values."""
+    rule = column.derived_from
+    expected, actual = derive(column, table), table[column.name]
     both_missing = (expected.isna() & actual.isna()).to_numpy()
-    differ = ~both_missing & (expected != actual).fillna(True).to_numpy(dtype=bool)
+    if isinstance(rule, DerivedFormula):
+        precision = getattr(column, "precision", None)
+        slack = 0.5 * 10.0**-precision if precision is not None else 0.0
+        close = np.isclose(expected.to_numpy(dtype=float, na_value=np.nan),
+                           actual.to_numpy(dtype=float, na_value=np.nan), rtol=1e-6,
+                           atol=slack + 1e-9)
+        differ = ~both_missing & ~close
+        what = f"derived_from formula '{rule.formula}', but disagrees with it"
+    else:
+        differ = ~both_missing & (expected != actual).fillna(True).to_numpy(dtype=bool)
+        what = f"derived_from '{rule.column}', but disagrees with the schema's mapping"
     if differ.any():
         raise DataError(
-            f"{path}: column '{column.name}' is declared derived_from '{source}', but disagrees "
-            f"with the schema's mapping at {_rows(differ, first)}. Fix the data or the mapping, "
+            f"{path}: column '{column.name}' is declared {what} at {_rows(differ, first)}. Fix "
+            f"the data or the {'formula' if isinstance(rule, DerivedFormula) else 'mapping'}, "
             f"or remove derived_from from '{column.name}' to model it as a column of its own."
         )
 
@@ -243,26 +256,44 @@ def _numeric_hint(unknown: pd.Series, column: CategoricalColumn) -> str:
     )
 
 
+def _spaces_hint(unknown: pd.Series, column: CategoricalColumn) -> str:
+    """A hint when the unknown values are categories up to leading/trailing spaces."""
+    if not unknown.str.strip().isin(column.categories).all():
+        return ""
+    return (" These values are categories up to leading/trailing spaces: labels are compared as "
+            "written. Write them in the schema as the data does (quoted, e.g. ' State-gov'), or "
+            "set 'strip_labels: true' in the schema to read every label stripped.")
+
+
 def _parse_column(
-    values: pd.Series, column: CategoricalColumn | NumericColumn, policy: str, path: Path,
+    values: pd.Series, column: CategoricalColumn | NumericColumn, schema: Schema, path: Path,
     first: int = 1,
 ) -> pd.Series:
-    is_missing = (values == "").to_numpy()
+    """A column's cells parsed. A category is kept as written (spaces included) unless the schema
+    strips labels; a cell of spaces only is missing. A value outside the categories is read as
+    the column's ``other`` label, else as missing or an error (the column's policy, else the
+    schema's). A column with no categories listed keeps every value: the domain step chooses."""
+    is_missing = (values.str.strip() == "").to_numpy()
     if is_missing.any() and not column.missing:
         raise DataError(
             f"{path}: column '{column.name}' has missing values at {_rows(is_missing, first)}, but the "
             f"schema says it has none. Fill them, or set 'missing: true' for '{column.name}'."
         )
     if isinstance(column, CategoricalColumn):
+        if column.discovered:
+            return values.where(~is_missing)
         known = values.isin(column.categories).to_numpy() | is_missing
         if not known.all():
-            if policy == "missing":
+            if column.other is not None:
+                return values.where(known, column.other).where(~is_missing)
+            if (column.unknown_categories or schema.unknown_categories) == "missing":
                 return values.where(known & ~is_missing)
             unknown = _examples(values[~known])
             raise DataError(
                 f"{path}: column '{column.name}' has value(s) {unknown} not in the schema's "
                 f"categories, at {_rows(~known, first)}. Add them to the schema's categories, fix the "
                 f"data, or set 'unknown_categories: missing'.{_numeric_hint(values[~known], column)}"
+                f"{_spaces_hint(values[~known], column)}"
             )
         return values.where(~is_missing)
     numbers = pd.to_numeric(values.where(~is_missing), errors="coerce").to_numpy(dtype=float)

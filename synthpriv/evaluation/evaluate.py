@@ -21,12 +21,14 @@ import numpy as np
 import pandas as pd
 
 from synthpriv.config import EvaluationConfig
+from synthpriv.constraints import constraint_report
 from synthpriv.evaluation.attacks import anonymeter_risks, run_membership_attacks
 from synthpriv.evaluation.controls import control_generators
 from synthpriv.evaluation.discretize import Discretizer
 from synthpriv.evaluation.sampling import SampleSizes, TableSamples
 from synthpriv.evaluation.shadow import Generator, IdentityGenerator, shadow_attack
 from synthpriv.evaluation.utility import evaluate_utility, marginal_tvd
+from synthpriv.schema import Constraint
 
 NOTICE = (
     "This evaluation reads the real training table and the holdout. It is NOT differentially "
@@ -34,6 +36,10 @@ NOTICE = (
     "with the synthetic data."
 )
 DEFAULT_DELTA = 1e-5
+HOLDOUT_FIX_CONFIG = ("Name data.holdout, or set evaluation.holdout_fraction to hold back part of "
+                      "the input from the generator.")
+HOLDOUT_FIX_CLI = ("Give real rows the generator did not see with synthpriv evaluate's "
+                   "--holdout H.csv.")
 N_SHOWN_COLUMNS = 3
 
 
@@ -218,8 +224,14 @@ def evaluate_tables(
     name: str = "synthetic",
     progress: bool = True,
     sizes: SampleSizes | None = None,
+    constraints: Sequence[Constraint] = (),
+    holdout_fix: str = HOLDOUT_FIX_CONFIG,
 ) -> dict:
     """The whole evaluation as one JSON-serialisable dict (see the module docstring).
+
+    ``constraints`` (the schema's public rules): per rule, the real and synthetic rows that
+    break it, on the whole tables. ``holdout_fix``: how to give a holdout, for the notes (a job
+    config's keys, or ``synthpriv evaluate``'s ``--holdout`` option).
 
     Each part reads at most ``sizes`` rows of each table (default: ``default_sizes(settings)``,
     see ``synthpriv.evaluation.sampling``); ``report["data"]["sampled"]`` and a note say which
@@ -260,14 +272,17 @@ def evaluate_tables(
         report["notes"].append(f"machine-learning efficacy for '{efficacy['target']}' is a "
                                f"{efficacy['task']} task: {efficacy['metric']}")
     report["utility"]["seconds"] = time.perf_counter() - start
+    if constraints:
+        report["constraints"] = constraint_report(list(constraints), real, synthetic)
+        report["notes"] += report["constraints"]["notes"]
     if settings.target is not None and holdout is None:
-        report["notes"].append("no holdout: machine-learning efficacy (TSTR) was skipped")
+        report["notes"].append("no holdout: machine-learning efficacy (TSTR) was skipped; it "
+                               f"tests on real rows the generator did not see. {holdout_fix}")
     if not settings.attacks:
         report["notes"].append("attacks disabled in the config (evaluation.attacks: false)")
     elif holdout is None or len(holdout) < 4:
         report["notes"].append(
-            "no holdout: membership attacks need real non-members. Name data.holdout, or set "
-            "evaluation.holdout_fraction to hold back part of the input from the generator."
+            f"no holdout: membership attacks need real non-members. {holdout_fix}"
         )
     else:
         report["privacy"] = evaluate_privacy(

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from synthpriv.chunks import read_input
 from synthpriv.config import EvaluationConfig, Job
 from synthpriv.errors import ConfigError
-from synthpriv.evaluation.evaluate import Claim, evaluate_tables
+from synthpriv.evaluation.evaluate import HOLDOUT_FIX_CLI, Claim, evaluate_tables
 from synthpriv.evaluation.report import write_report
 from synthpriv.evaluation.shadow import PipelineGenerator
 from synthpriv.evaluation.utility import efficacy_summary
@@ -43,7 +43,7 @@ def evaluate_job(job: Job, result: RunResult, *, progress: bool = True) -> Evalu
     """Evaluate a job's release against its real table and holdout; write the report."""
     holdout, source = None, None
     if job.holdout_path is not None:
-        holdout, source = read_input(job.holdout_path, job.schema), "data.holdout"
+        holdout, source = read_input(job.holdout_path, result.job.schema), "data.holdout"
     elif result.held_back is not None:
         holdout, source = result.held_back, "held back from the input"
     guarantee = result.manifest["guarantee"]
@@ -55,6 +55,7 @@ def evaluate_job(job: Job, result: RunResult, *, progress: bool = True) -> Evalu
         result.real, result.synthetic, numeric_columns=job.schema.numeric_names,
         settings=job.config.evaluation, holdout=holdout, holdout_source=source, claim=claim,
         shadow_generator=PipelineGenerator(job), name=job.config.name, progress=progress,
+        constraints=job.schema.constraints,
     )
     folder = evaluation_dir(result.out_dir)
     return Evaluation(report, folder, write_report(folder, report))
@@ -146,6 +147,7 @@ def evaluate_files(
         real_table, synthetic_table, numeric_columns=table_schema.numeric_names,
         settings=settings, holdout=holdout_table,
         holdout_source=None if holdout is None else str(holdout), claim=claim,
-        name=Path(synthetic).name, progress=progress,
+        name=Path(synthetic).name, progress=progress, constraints=table_schema.constraints,
+        holdout_fix=HOLDOUT_FIX_CLI,
     )
     return Evaluation(report, Path(out).resolve(), write_report(Path(out), report))

@@ -213,9 +213,25 @@ def _anonymeter_section(risks: dict) -> Section:
     return section
 
 
+def _constraints_section(constraints: dict) -> Section:
+    section = Section("Public constraints").p(
+        "Rows that break each of the schema's constraints, in the real table and in the synthetic "
+        "one (the release redraws the rows that break a rule, so it has none unless a rule could "
+        "not be met). A rule the real table breaks was enforced all the same: see the notes."
+    )
+    section.table(["rule", "real rows breaking", "synthetic rows breaking"], [
+        [rule["rule"], f"{rule['real_rows_breaking']} ({rule['real_fraction']:.2%})",
+         f"{rule['synthetic_rows_breaking']} ({rule['synthetic_fraction']:.2%})"]
+        for rule in constraints["rules"]
+    ])
+    return section
+
+
 def sections(report: dict) -> list[Section]:
     """The report's sections, in reading order."""
     out = [_summary_section(report), _utility_section(report)]
+    if report.get("constraints"):
+        out.append(_constraints_section(report["constraints"]))
     privacy = report.get("privacy")
     if privacy:
         out.append(_attacks_section(privacy))

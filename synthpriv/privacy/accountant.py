@@ -98,13 +98,40 @@ class ZCDPEvent:
     kind: str = field(default="zcdp", init=False)
 
 
+@dataclass(frozen=True)
+class ThresholdEvent:
+    """A release's pure δ: the probability that a thresholded release (DP partition selection)
+    reveals a value only one of two neighbouring tables holds. It adds to the δ of everything
+    else (a total-variation coupling; see synthpriv.privacy.partition), so the accountants give
+    ε at the job's δ minus the sum of these (``split_threshold``)."""
+
+    delta: float
+    label: str = ""
+    kind: str = field(default="threshold", init=False)
+
+
 PrivacyEvent = (
     GaussianEvent
     | DiscreteGaussianEvent
     | SubsampledGaussianEvent
     | ExponentialEvent
     | ZCDPEvent
+    | ThresholdEvent
 )
+
+
+def split_threshold(
+    events: Iterable[PrivacyEvent], delta: float
+) -> tuple[list[PrivacyEvent], float]:
+    """The events the accountants compose, and the δ left to them: ``delta`` minus every
+    ThresholdEvent's δ (≤ 0 when those alone spend it: then no ε bounds the job)."""
+    kept, spent = [], 0.0
+    for event in events:
+        if isinstance(event, ThresholdEvent):
+            spent += event.delta
+        else:
+            kept.append(event)
+    return kept, delta - spent
 
 
 def _check_event(event: PrivacyEvent) -> None:
@@ -114,6 +141,8 @@ def _check_event(event: PrivacyEvent) -> None:
             raise ValueError(f"{type(event).__name__}.{name} must be positive, got {value}")
     if getattr(event, "sample_rate", 0) > 1:
         raise ValueError(f"sample_rate must be in (0, 1], got {event.sample_rate}")
+    if isinstance(event, ThresholdEvent) and not 0 < event.delta < 1:
+        raise ValueError(f"ThresholdEvent.delta must be in (0, 1), got {event.delta}")
     if getattr(event, "count", getattr(event, "steps", 1)) < 0:
         raise ValueError("event count/steps must be >= 0")
 
@@ -139,7 +168,11 @@ def _to_dp_event(event: PrivacyEvent) -> dpa.DpEvent:
 
 def rdp_epsilon(events: Iterable[PrivacyEvent], delta: float, neighbouring: str) -> float:
     """ε at ``delta`` of the composed events by the RDP accountant; inf where it has no bound
-    (Poisson-subsampled Gaussian under replace-one: only the PLD accountant covers it)."""
+    (Poisson-subsampled Gaussian under replace-one: only the PLD accountant covers it), or when
+    ThresholdEvents spend all of ``delta``."""
+    events, delta = split_threshold(events, delta)
+    if delta <= 0:
+        return math.inf
     accountant = rdp_lib.RdpAccountant(neighboring_relation=NEIGHBOURING_RELATIONS[neighbouring])
     try:
         for event in events:
@@ -196,9 +229,12 @@ def pld_epsilon(events: Iterable[PrivacyEvent], delta: float, neighbouring: str)
 
     Continuous Gaussian releases compose exactly into one Gaussian with
     1/z² = Σ count/z_i² (Gaussian differential privacy, Dong, Roth & Su 2019), which keeps this fast.
-    Identical events are self-composed once. Returns inf when some event has no PLD here.
+    Identical events are self-composed once. Returns inf when some event has no PLD here, or
+    when ThresholdEvents spend all of ``delta``.
     """
-    events = list(events)
+    events, delta = split_threshold(events, delta)
+    if delta <= 0:
+        return math.inf
     precision = sum(e.count / e.noise_multiplier**2 for e in events if isinstance(e, GaussianEvent))
     total: pld_lib.PrivacyLossDistribution | None = None
     if precision > 0:
@@ -371,9 +407,11 @@ class Ledger:
             bounds = self.epsilon_bounds(delta)
         valid = {k: v for k, v in bounds.items() if v is not None}
         bound = min(valid, key=valid.get)
+        _, rest = split_threshold(self.events, delta)
         return {
             "neighbouring": self.neighbouring,
             "delta": delta,
+            "delta_thresholds": delta - rest,  # the part of δ spent by partition selection
             "epsilon": valid[bound],
             "bound": bound,
             "epsilon_rdp": bounds["rdp"],

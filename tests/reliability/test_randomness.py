@@ -203,12 +203,14 @@ def test_seeded_run_says_not_for_release_and_writes_no_seed(small_job, tmp_path)
 MANIFEST_KEYS = {
     "synthpriv_manifest", "job", "created_utc", "guarantee", "ledger", "plan", "records",
     "randomness", "config", "schema", "versions", "files",
+    "plan_warnings",  # plan-time messages: from public quantities only
+    "constraints",  # the model's draws that broke each schema constraint (null without any)
 }
 NESTED_KEYS = {
     "guarantee": {"epsilon", "delta", "neighbouring", "statement", "epsilon_if_noise_secret",
                   "delta_if_noise_secret"},  # a seeded run's guarantee (there is none)
-    "ledger": {"neighbouring", "delta", "epsilon", "bound", "epsilon_rdp", "epsilon_pld",
-               "bounds_note", "events", "adaptive"},
+    "ledger": {"neighbouring", "delta", "delta_thresholds", "epsilon", "bound", "epsilon_rdp",
+               "epsilon_pld", "bounds_note", "events", "adaptive"},
     "plan": {"target_epsilon", "planned_epsilon", "delta", "neighbouring", "stages"},
     "records": {"released", "source"},
     "files": {"synthetic.csv", "model.json", "model.npz"},  # the marginal recipes' model

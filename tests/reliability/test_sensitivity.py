@@ -142,9 +142,10 @@ def test_aim_weighted_scores_have_the_assumed_sensitivity(relation, degree) -> N
 # ------------------------------------------------------------------ adjacency declared once
 PACKAGE = Path(__file__).resolve().parents[2] / "synthpriv"
 # Modules that may name a neighbouring relation: the config declares the choice, the mechanisms
-# map it to sensitivities, the accountant to dp-accounting, the runner words the guarantee.
-# Evaluation (not released) simulates attacks under the relation.
-DECLARING = {"config.py", "privacy/mechanisms.py", "privacy/accountant.py", "runner.py"}
+# map it to sensitivities, the accountant to dp-accounting, the runner words the guarantee,
+# partition selection maps it to its δ. Evaluation (not released) simulates attacks under it.
+DECLARING = {"config.py", "privacy/mechanisms.py", "privacy/accountant.py", "runner.py",
+             "privacy/partition.py"}
 
 
 def test_neighbouring_relations_are_named_only_where_declared_or_mapped() -> None:

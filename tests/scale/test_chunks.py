@@ -93,3 +93,20 @@ def test_not_parquet(tmp_path: Path) -> None:
     path.write_text("age,colour\n30,red\n")
     with pytest.raises(DataError, match="not a readable Parquet file"):
         list(iter_chunks(path, SMALL))
+
+
+def test_an_unnamed_index_column_is_named_alike_by_schema_infer_and_every_reader(
+    tmp_path: Path,
+) -> None:
+    """One header rule (``table.header_names``): the drafted schema of a file whose first column
+    has no name (pandas' ``to_csv`` index) reads it back whole and in chunks."""
+    from synthpriv.schema_infer import infer_schema
+
+    path = tmp_path / "indexed.csv"
+    pd.DataFrame({" age ": [30, 41, 52], "colour": ["red", "blue", "red"]}).to_csv(path)
+    draft, _notes = infer_schema(path)
+    schema = parse_schema(draft, "draft")
+    assert schema.names == ["", "age", "colour"]
+    assert file_header(path, schema) == schema.names
+    whole = read_table(path, schema)
+    pd.testing.assert_frame_equal(pd.concat(list(iter_chunks(path, schema, 2))), whole)

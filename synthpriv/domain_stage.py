@@ -1,0 +1,192 @@
+"""The domain step: DP bounds and DP categories for the columns whose schema gives none.
+
+It runs before any other stage reads the table (the runner calls ``resolve_domain`` in
+synthpriv.pipeline), on its own share of the budget (``budget.domain_share`` of the job's zCDP
+ρ, split equally over the columns it resolves; ``budget.domain_delta_share`` of δ for the
+discovery thresholds), and records its events in the job's one Ledger:
+
+* a numeric column without ``lower``/``upper``: a noisy histogram over public sign × power-of-two
+  buckets (synthpriv.privacy.bounds); the bounds are read from it by post-processing and then
+  serve exactly as public bounds would (values outside are clipped, the fine grid spans them);
+* a categorical column without ``categories``: DP partition selection (synthpriv.privacy.
+  partition): values whose noisy count passes a threshold set from the δ share are kept, in
+  sorted order; any other value is read as the column's ``other`` label, or as missing.
+
+Sensitivity: each row is in one bucket / one value per column, so each histogram has L2
+sensitivity 1 under add/remove (√2 under replace-one). The other stages are then planned and
+run on the resolved schema: their noise depends on the number of columns only (public).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from collections.abc import Iterable
+
+import numpy as np
+import pandas as pd
+
+from synthpriv.chunks import iter_chunks
+from synthpriv.config import Job
+from synthpriv.domain import Domain
+from synthpriv.encoding import TableEncoder
+from synthpriv.errors import ConfigError, DataError
+from synthpriv.privacy.accountant import Ledger
+from synthpriv.privacy.bounds import Buckets, bounds_from_noisy
+from synthpriv.privacy.domain_budget import plan_domain_noise
+from synthpriv.privacy.mechanisms import discrete_gaussian_histogram
+from synthpriv.privacy.partition import select_partitions
+from synthpriv.privacy.randomness import RandomSource
+from synthpriv.schema import FINE_CELLS, CategoricalColumn, NumericColumn, Schema, parse_schema
+from synthpriv.stage import PipelineState, PlanContext, Stage, StagePlan
+
+
+def planning_domain(schema: Schema) -> Domain:
+    """The encoded domain as the plan may know it before the domain step: a column the step
+    resolves counts as its fine grid (numeric) or as one code (categorical, plus missing) until
+    then. Stages plan on the number of columns only; their size checks run again on the
+    resolved schema."""
+    if not schema.unresolved:
+        return TableEncoder(schema).domain
+    sizes = {}
+    for column in schema.modelled:
+        if isinstance(column, NumericColumn) and column.needs_bounds:
+            size = column.bins or FINE_CELLS
+        elif isinstance(column, CategoricalColumn) and column.discovered:
+            size = 1
+        elif isinstance(column, CategoricalColumn):
+            size = len(column.categories)
+        else:
+            size = len(column.bin_edges()) - 1
+        sizes[column.name] = size + int(column.missing)
+    return Domain.from_sizes(sizes)
+
+
+class DomainStage(Stage):
+    """DP bounds and DP category discovery (see the module docstring). Not a recipe stage: the
+    pipeline puts it first whenever the schema leaves a domain out."""
+
+    name = "domain"
+
+    def __init__(self, job: Job, context: PlanContext) -> None:
+        super().__init__({}, context, job.source)
+        unresolved = job.schema.unresolved
+        self.bounds = [c.name for c in unresolved if isinstance(c, NumericColumn)]
+        self.categories = [c.name for c in unresolved if isinstance(c, CategoricalColumn)]
+        budget = job.config.budget
+        self.delta = budget.domain_delta_share * budget.delta
+        self.epsilon = budget.epsilon
+
+    def plan(self, rho: float) -> StagePlan:
+        if rho <= 0:
+            return StagePlan(self.name, 0.0, 0.0, [])
+        noise = plan_domain_noise(rho, self.bounds, self.categories, self.delta,
+                                  self.context.neighbouring, self.epsilon)
+        figures = {"sigma": noise.sigma, "noise_multiplier": noise.multiplier}
+        if noise.threshold is not None:
+            figures["category_threshold"] = float(noise.threshold)
+            figures["delta_thresholds"] = noise.delta_per_column * len(self.categories)
+        return StagePlan(self.name, 0.0, rho, noise.events, figures)
+
+    def run(
+        self, state: PipelineState, plan: StagePlan, ledger: Ledger, source: RandomSource
+    ) -> None:
+        """Nothing to run here: ``resolve`` ran before the table was encoded. Checks it did."""
+        if state.encoder.schema.unresolved:
+            raise RuntimeError("internal error: the domain step did not run before encoding")
+
+    def resolve(
+        self, job: Job, plan: StagePlan, ledger: Ledger, source: RandomSource,
+        chunks: Iterable[pd.DataFrame] | None = None,
+    ) -> Job:
+        """Run the mechanisms on the table (``chunks``, else the job's file read in chunks),
+        record their events, and return the job with its schema's domains filled in."""
+        schema = job.schema
+        if chunks is None:
+            chunks = iter_chunks(job.data_path, schema, job.config.data.chunk_rows)
+        buckets = {name: Buckets(schema.column(name).kind) for name in self.bounds}
+        bucket_counts = {name: np.zeros(b.size, dtype=np.int64) for name, b in buckets.items()}
+        value_counts: dict[str, Counter] = {name: Counter() for name in self.categories}
+        for chunk in chunks:
+            for name, grid in buckets.items():
+                bucket_counts[name] += grid.counts(chunk[name].to_numpy(dtype=float))
+            for name, counter in value_counts.items():
+                counter.update(chunk[name].dropna().value_counts().to_dict())
+        sigma = plan.noise["sigma"]
+        found: dict[str, dict] = {}
+        for name, grid in buckets.items():
+            noisy = discrete_gaussian_histogram(bucket_counts[name], sigma, source)
+            found[name] = self._bounds(schema.column(name), bounds_from_noisy(noisy, sigma, grid))
+        for name, counter in value_counts.items():
+            kept = select_partitions(counter, sigma, int(plan.noise["category_threshold"]), source)
+            found[name] = self._categories(schema.column(name), kept)
+        ledger.extend(plan.events)
+        raw = schema.model_dump()
+        for column in raw["columns"]:
+            column.update(found.get(column["name"], {}))
+        resolved = copy.copy(job)
+        resolved.schema = parse_schema(raw, f"{job.source}: the schema with its DP domain")
+        return resolved
+
+    def _bounds(self, column: NumericColumn, found: tuple[float, float] | None) -> dict:
+        """The column's bounds: public where given, else the DP ones (lower < upper kept)."""
+        if found is None:
+            raise DataError(
+                f"the DP bounds of column '{column.name}' found no bucket above the noise (too "
+                "few rows for the domain share). Give its public lower and upper in the schema, "
+                "or raise budget.domain_share. Nothing was released."
+            )
+        lower = column.lower if column.lower is not None else found[0]
+        upper = column.upper if column.upper is not None else found[1]
+        if upper <= lower:  # a DP bound on the wrong side of the public one
+            upper = lower + 1.0
+        return {"lower": lower, "upper": upper}
+
+    def _categories(self, column: CategoricalColumn, kept: list[str]) -> dict:
+        """The kept values as categories, the ``other`` label last (if declared); without one,
+        values not kept are read as missing (if none is kept, the column is all missing)."""
+        if column.other is not None:
+            return {"categories": kept + [column.other] * (column.other not in kept)}
+        return {"categories": kept, "unknown_categories": "missing"}
+
+
+def with_domain_step(
+    job: Job, context: PlanContext, stages: list[tuple[Stage, float]]
+) -> list[tuple[Stage, float]]:
+    """``stages`` with the domain step first when the schema leaves a domain out: it takes
+    ``budget.domain_share`` of the budget and the recipe's stages share the rest. Refuses, before
+    any data is read, a column it cannot resolve with the budget configured."""
+    unresolved = job.schema.unresolved
+    if not unresolved:
+        return stages
+    budget = job.config.budget
+    problems = []
+    for column in unresolved:
+        if isinstance(column, NumericColumn) and budget.domain_share == 0:
+            problems.append(
+                f"column '{column.name}' gives no {'lower' if column.lower is None else 'upper'}"
+                " bound and budget.domain_share is 0: give its public bounds (lower, upper), or "
+                "set budget.domain_share > 0 (e.g. 0.05) to buy DP bounds")
+        if isinstance(column, CategoricalColumn) and 0 in (budget.domain_share,
+                                                          budget.domain_delta_share):
+            key = "domain_share" if budget.domain_share == 0 else "domain_delta_share"
+            problems.append(
+                f"column '{column.name}' lists no categories and budget.{key} is 0: list its "
+                f"public categories, or set budget.{key} > 0 (defaults: domain_share 0.05, "
+                "domain_delta_share 0.1) for DP category discovery")
+    if problems:
+        raise ConfigError(f"{job.source}: " + "; ".join(problems) + ". Nothing was read.")
+    share = budget.domain_share
+    return [(DomainStage(job, context), share)] + [(s, w * (1 - share)) for s, w in stages]
+
+
+def conform(table: pd.DataFrame, schema: Schema) -> pd.DataFrame:
+    """A table read with the unresolved schema, as the resolved one reads it: a value outside a
+    column's categories becomes its ``other`` label, or missing (the domain step's rule)."""
+    table = table.copy()
+    for column in schema.columns:
+        if isinstance(column, CategoricalColumn):
+            values = table[column.name]
+            known = values.isin(column.categories) | values.isna()
+            table[column.name] = values.where(known, column.other).where(values.notna())
+    return table

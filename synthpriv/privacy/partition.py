@@ -1,0 +1,95 @@
+"""DP partition selection: which values of a column are frequent enough to release as categories.
+
+Mechanism (Gaussian thresholding; Korolova et al. 2009, Desfontaines et al. 2022): every value
+present in the column gets its exact count plus discrete Gaussian noise N_Z(0, σ²); a value is
+kept when its noisy count is ≥ an integer threshold T. Only kept values are released.
+
+Sensitivity. Each row holds one value per column, so the histogram of present values has L2
+sensitivity Δ₂ = 1 under add/remove (√2 under replace-one: a replaced row moves one unit between
+two values): the noisy counts of the values both tables hold are a DiscreteGaussianEvent. A value
+only one of the two tables holds is the δ part (``selection_delta``), a ThresholdEvent:
+
+* add/remove: the added row's value, if new, has count 1; the rest of the output has the same
+  distribution on both tables, so a coupling gives δ = P(1 + Z ≥ T) = P(Z ≥ T − 1).
+* replace-one: the row's old value may vanish and its new value appear. Compare each table's
+  output with the mechanism that noises every value of the union (count 0 where absent): that
+  one is the Gaussian mechanism above, and differs from the real one only when a count-0 value
+  passes, with probability P(Z ≥ T) on either side; moving across costs
+  δ = (1 + e^ε) · P(Z ≥ T), with ε the job's target ε (the reported ε is never above it).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import numpy as np
+
+from synthpriv.privacy.discrete_gaussian import sample_discrete_gaussian
+from synthpriv.privacy.randomness import RandomSource
+
+_SUPPORT_SIGMAS = 60  # the pmf beyond ±60σ is below e^-1800: nothing a double can hold
+
+
+def discrete_gaussian_tails(sigma: float) -> tuple[np.ndarray, int]:
+    """``(tails, offset)``: tails[k + offset] = P(Z ≥ k) for Z ~ N_Z(0, σ²), k over ±60σ.
+
+    Exact up to floating point: the pmf exp(−k²/2σ²)/Σ_j exp(−j²/2σ²) summed from the top."""
+    if not (sigma > 0 and math.isfinite(sigma)):
+        raise ValueError(f"sigma must be positive and finite, got {sigma}")
+    offset = int(math.ceil(_SUPPORT_SIGMAS * sigma)) + 2
+    k = np.arange(-offset, offset + 1, dtype=float)
+    weights = np.exp(-(k**2) / (2.0 * sigma**2))
+    pmf = weights / weights.sum()
+    tails = np.cumsum(pmf[::-1])[::-1]
+    return np.minimum(tails, 1.0), offset
+
+
+def selection_delta(sigma: float, threshold: int, neighbouring: str, epsilon: float) -> float:
+    """δ of releasing the values whose noisy count (noise N_Z(0, σ²)) is ≥ ``threshold``, for
+    one column (see the module docstring for each relation)."""
+    tails, offset = discrete_gaussian_tails(sigma)
+
+    def tail(k: int) -> float:
+        index = k + offset
+        return 1.0 if index <= 0 else (0.0 if index >= len(tails) else float(tails[index]))
+
+    if neighbouring == "add_remove":
+        return tail(threshold - 1)
+    if neighbouring == "replace_one":
+        return (1.0 + math.exp(epsilon)) * tail(threshold)
+    raise ValueError(f"unknown neighbouring relation {neighbouring!r}")
+
+
+def selection_threshold(
+    sigma: float, delta: float, neighbouring: str, epsilon: float
+) -> tuple[int, float]:
+    """The smallest integer threshold T ≥ 1 whose ``selection_delta`` is ≤ ``delta``, and that δ.
+    """
+    if not 0 < delta < 1:
+        raise ValueError(f"delta must be in (0, 1), got {delta}")
+    low, high = 1, 2
+    while selection_delta(sigma, high, neighbouring, epsilon) > delta:
+        low, high = high, high * 2
+    while high - low > 1:  # the δ decreases with T: bisect for the first T within delta
+        middle = (low + high) // 2
+        if selection_delta(sigma, middle, neighbouring, epsilon) > delta:
+            low = middle
+        else:
+            high = middle
+    threshold = low if selection_delta(sigma, low, neighbouring, epsilon) <= delta else high
+    return threshold, selection_delta(sigma, threshold, neighbouring, epsilon)
+
+
+def select_partitions(
+    counts: Mapping[str, int], sigma: float, threshold: int, source: RandomSource
+) -> list[str]:
+    """The values of ``counts`` (values present, exact counts ≥ 1) whose count plus N_Z(0, σ²)
+    is ≥ ``threshold``, sorted. Record DiscreteGaussianEvent(σ/Δ₂) and ThresholdEvent(
+    selection_delta(σ, threshold, ...)) for it; values that fail are never released."""
+    values = sorted(counts)
+    exact = np.array([counts[v] for v in values], dtype=np.int64)
+    if (exact < 1).any():
+        raise ValueError("partition selection takes the values present (counts ≥ 1) only")
+    noisy = exact + sample_discrete_gaussian(sigma, exact.shape, source)
+    return [v for v, n in zip(values, noisy, strict=True) if n >= threshold]
