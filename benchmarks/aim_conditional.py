@@ -21,10 +21,9 @@ from sklearn.metrics import roc_auc_score
 from synthpriv.config import load_job
 from synthpriv.encoding import TableEncoder
 from synthpriv.evaluation.utility import ml_efficacy
+from synthpriv.job import SynthesisJob
 from synthpriv.marginals.estimation import GraphicalModel
-from synthpriv.pipeline import plan_job
 from synthpriv.privacy.randomness import RandomSource
-from synthpriv.runner import synthesise
 from synthpriv.table import read_table
 
 MULTIPLES = (1, 4, 10)
@@ -63,14 +62,14 @@ def main() -> None:
     target = job.config.evaluation.target
     encoder = TableEncoder(job.schema)
     real, holdout = read_table(job.data_path, job.schema), read_table(job.holdout_path, job.schema)
-    data, test = encoder.encode(real), encoder.encode(holdout).codes
+    test = encoder.encode(holdout).codes
     column = list(encoder.domain.attributes).index(target)
     if encoder.domain.shape[column] != 2:
         raise SystemExit(f"{target}: the exact log-odds need a binary target")
     positive = 1  # the schema's second category ('>50K' on Adult)
-    planned, fits = plan_job(job), []
+    planned, fits = SynthesisJob(job), []
     for fit in range(args.fits):
-        model = synthesise(job, data, RandomSource.secure(), planned).state.model
+        model = planned.synthesise(real, RandomSource.secure()).state.model
         if not isinstance(model, GraphicalModel):
             raise SystemExit(f"{args.config}: the recipe's model is not a graphical model")
         rng = np.random.default_rng(fit)  # benchmark draws only, never released

@@ -16,25 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from synthpriv import pipeline
 from synthpriv.config import load_job
-from synthpriv.runner import run_job
-from synthpriv.stage import STAGES
-
-
-def _timed_stages(timings: dict[str, float]) -> None:
-    """Wrap every registered stage's ``run`` to record its wall time (benchmark only)."""
-    for name, cls in STAGES.items():
-        original = cls.run
-
-        def run(self, *args, _original=original, _name=name, **kwargs):
-            started = time.perf_counter()
-            try:
-                return _original(self, *args, **kwargs)
-            finally:
-                timings[_name] = timings.get(_name, 0.0) + time.perf_counter() - started
-
-        cls.run = run  # type: ignore[method-assign]
+from synthpriv.job import SynthesisJob
 
 
 def main() -> None:
@@ -42,21 +25,21 @@ def main() -> None:
     parser.add_argument("config", type=Path)
     parser.add_argument("--epsilon", type=float)
     args = parser.parse_args()
-    assert pipeline.STAGES is STAGES
-    timings: dict[str, float] = {}
-    _timed_stages(timings)
     job = load_job(args.config)
     if args.epsilon is not None:
         job = job.with_budget(args.epsilon, None)
     started = time.perf_counter()
+    runner = SynthesisJob(job)  # times each step, each stage included, into runner.timings
     with tempfile.TemporaryDirectory() as folder:
-        result = run_job(job, out=Path(folder) / "release", force=True)
+        result = runner.run(Path(folder) / "release", force=True)
     total = time.perf_counter() - started
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({
         "command": " ".join(sys.argv), "epsilon": result.ledger.epsilon(job.config.budget.delta),
         "seconds_total": round(total, 1),
-        "seconds_by_stage": {k: round(v, 1) for k, v in timings.items()},
+        "seconds_by_stage": {k.removeprefix("stage:"): round(v, 1)
+                             for k, v in runner.timings.items() if k.startswith("stage:")},
+        "seconds_by_step": {k: round(v, 1) for k, v in runner.timings.items()},
         "peak_rss_mb": round(peak_mb),
     }, indent=2))
 

@@ -128,18 +128,14 @@ def high_water_mark() -> int:
     return int(line.split()[1]) * 1024
 
 
+STEPS = {"read": "read+encode", "release": "sample+write"}  # stages: "marginals"
+
+
 def run_cell(data: Path, out: Path) -> dict:
-    """Run the MST job on ``data`` stage by stage, timing each; returns the measurements."""
-    from synthpriv.chunks import file_header
+    """Run the MST job on ``data`` through the job object, timing each step; returns the
+    measurements."""
     from synthpriv.config import load_job
-    from synthpriv.encoding import TableEncoder
-    from synthpriv.engines import open_counts
-    from synthpriv.pipeline import plan_job
-    from synthpriv.privacy.accountant import Ledger
-    from synthpriv.privacy.randomness import RandomSource
-    from synthpriv.release import release_lock, write_release
-    from synthpriv.runner import build_manifest
-    from synthpriv.stage import PipelineState
+    from synthpriv.job import Hooks, SynthesisJob
 
     rss = PeakRSS()
     config = yaml.safe_load((ROOT / "configs" / "adult-mst.yaml").read_text())
@@ -149,34 +145,24 @@ def run_cell(data: Path, out: Path) -> dict:
     job_path = out / f"{data.stem}.job.yaml"
     job_path.write_text(yaml.safe_dump(config))
     started = time.perf_counter()
+    times: dict[str, float] = {}
+    peaks: dict[str, int] = {}
+
+    def finished(step: str, seconds: float) -> None:
+        name = STEPS.get(step, "marginals" if step.startswith("stage:") else step)
+        times[name] = times.get(name, 0.0) + seconds
+        peaks[name] = max(peaks.get(name, 0), rss.mark())
+
     job = load_job(job_path)
-    plan, stages = plan_job(job)
-    encoder = TableEncoder(job.schema)
-    source = RandomSource.secure()
-    times, peaks = {}, {}
-    rss.mark()
-    clock = time.perf_counter()
-    with open_counts(job, encoder) as counts:
-        times["read+encode"], peaks["read+encode"] = time.perf_counter() - clock, rss.mark()
-        state = PipelineState(context=stages[0][0].context, encoder=encoder, data=counts)
-        ledger = Ledger(plan.neighbouring)
-        clock = time.perf_counter()
-        for (stage, _share), stage_plan in zip(stages, plan.stages, strict=True):
-            stage.run(state, stage_plan, ledger, source)
-        times["marginals"], peaks["marginals"] = time.perf_counter() - clock, rss.mark()
-    state.synthetic.columns = file_header(job.data_path, job.schema)
-    clock = time.perf_counter()
-    target = out / f"{data.stem}.release"
-    with release_lock(target):
-        write_release(target, state.synthetic, build_manifest(job, plan, ledger, state, source), True)
-    times["sample+write"], peaks["sample+write"] = time.perf_counter() - clock, rss.mark()
+    runner = SynthesisJob(job, hooks=Hooks(started=lambda step: rss.mark(), finished=finished))
+    result = runner.run(out / f"{data.stem}.release", force=True, evaluate=False)
     return {
-        "file": data.name, "rows_released": len(state.synthetic),
+        "file": data.name, "rows_released": result.records,
         "seconds": {k: round(v, 2) for k, v in times.items()},
         "total_seconds": round(time.perf_counter() - started, 2),
         "peak_rss_mib": {k: round(v / 2**20) for k, v in peaks.items()},
         "max_rss_mib": round(high_water_mark() / 2**20),
-        "epsilon": ledger.epsilon(job.config.budget.delta),
+        "epsilon": result.ledger.epsilon(job.config.budget.delta),
     }
 
 

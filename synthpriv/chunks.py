@@ -39,6 +39,7 @@ from synthpriv.table import (
     open_binary,
     parse_chunk,
     ragged_row_error,
+    read_table,
 )
 
 CHUNK_CELLS = 1_500_000  # cells parsed at a time by default: 100,000 rows of 15 columns
@@ -47,6 +48,16 @@ BLOCK_BYTES = 1 << 20
 
 def is_parquet(path: Path) -> bool:
     return path.suffix.lower() in (".parquet", ".pq")
+
+
+def read_input(path: str | Path, schema: Schema, chunk_rows: int | None = None) -> pd.DataFrame:
+    """The whole table at ``path``, CSV or Parquet (by suffix), checked against ``schema``: the
+    one reader for a table read whole (hold-back, sweep, evaluation, the Python API). CSV goes
+    through ``read_table``; Parquet through the chunked reader, with the same rules."""
+    path = Path(path)
+    if not is_parquet(path):
+        return read_table(path, schema)
+    return pd.concat(list(iter_chunks(path, schema, chunk_rows)), ignore_index=True)
 
 
 def iter_chunks(

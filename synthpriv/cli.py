@@ -1,4 +1,4 @@
-"""The `synthpriv` command: run | plan | evaluate | sweep | schema infer.
+"""The `synthpriv` command: run | plan | evaluate | sweep | sample | query | schema infer.
 
 Heavy modules (pandas, scipy, dp-accounting, torch, sdv) are imported inside the command that
 uses them, so ``synthpriv --help`` and ``--version`` start at once.
@@ -18,7 +18,8 @@ from synthpriv.errors import ReleaseError, SynthprivError
 
 if TYPE_CHECKING:
     from synthpriv.config import Job
-    from synthpriv.privacy.plan import Plan
+    from synthpriv.job import SynthesisJob
+    from synthpriv.plan import Plan
 
 SIGPIPE_EXIT = 141  # 128 + SIGPIPE: what a shell reports for a writer whose reader went away
 
@@ -45,26 +46,25 @@ def format_plan(plan: Plan) -> str:
     return "\n".join(lines)
 
 
-def print_plan_messages(job: Job, evaluate: bool = True) -> list[str]:
+def print_plan_messages(runner: SynthesisJob, evaluate: bool = True) -> list[str]:
     """Plan the job (public information only) and print its plan-time warnings and the TSTR
     note on stderr, before any data is read (synthpriv.plan_warnings); return them. The noise
     estimate that warns of nothing is left to ``plan``, so a run stays quiet."""
-    from synthpriv.pipeline import plan_job
     from synthpriv.plan_warnings import plan_messages
 
-    plan, stages = plan_job(job)
-    messages = plan_messages(job, plan, stages, evaluate, informational=False)
+    plan, stages = runner.planned
+    messages = plan_messages(runner.job, plan, stages, evaluate, informational=False)
     for message in messages:
         print(message, file=sys.stderr)
     return messages
 
 
 def command_plan(args: argparse.Namespace) -> int:
-    from synthpriv.pipeline import plan_job
+    from synthpriv.job import SynthesisJob
     from synthpriv.plan_warnings import plan_messages
 
     job = _job(args)
-    plan, stages = plan_job(job)
+    plan, stages = SynthesisJob(job).planned
     print(format_plan(plan))
     for message in plan_messages(job, plan, stages):
         print(message, file=sys.stderr)
@@ -72,15 +72,17 @@ def command_plan(args: argparse.Namespace) -> int:
 
 
 def command_run(args: argparse.Namespace) -> int:
-    from synthpriv.runner import guarantee_lines, run_job
+    from synthpriv.job import SynthesisJob
+    from synthpriv.runner import guarantee_lines
 
     job = _job(args)
     job.check_paths()
     evaluate = job.config.evaluation.enabled and not args.no_evaluation
-    said = print_plan_messages(job, evaluate)
+    runner = SynthesisJob(job)
+    said = print_plan_messages(runner, evaluate)
     started = time.perf_counter()
     try:
-        result = run_job(job, out=args.out, force=args.force, evaluate=evaluate)
+        result = runner.run(args.out, force=args.force, evaluate=evaluate)
     except ReleaseError as error:
         raise ReleaseError(f"{error} The release folder is {job.describe_output(args.out)}.") from None
     print(f"released {result.records} synthetic rows in {time.perf_counter() - started:.1f} s")
@@ -148,6 +150,44 @@ def command_sweep(args: argparse.Namespace) -> int:
         print(f"FAILED: {row['method']} ε = {row['epsilon']}, repeat {row['repeat']}: {row['error']}",
               file=sys.stderr)
     return 1 if result.failures else 0
+
+
+def command_sample(args: argparse.Namespace) -> int:
+    from synthpriv.model_store import write_resample
+    from synthpriv.runner import guarantee_lines
+
+    out, manifest = write_resample(args.release, args.out, args.rows, parse_where(args.where),
+                                   force=args.force)
+    print(f"released {manifest['records']['released']} rows resampled from the model of "
+          f"{args.release} (post-processing: no further privacy cost)")
+    for line in guarantee_lines(manifest):
+        print(line)
+    print(f"synthetic data: {out / 'synthetic.csv'}")
+    print(f"manifest:       {out / 'manifest.json'}")
+    return 0
+
+
+def parse_where(conditions: Sequence[str] | None) -> dict[str, str]:
+    """``["sex=Female", ...]`` → ``{"sex": "Female"}``, with a clear error for a malformed one."""
+    from synthpriv.errors import ConfigError
+
+    where: dict[str, str] = {}
+    for condition in conditions or ():
+        name, equals, value = condition.partition("=")
+        if not equals or not name.strip():
+            raise ConfigError(f"--where {condition}: write COLUMN=VALUE, e.g. --where sex=Female.")
+        if name.strip() in where:
+            raise ConfigError(f"--where names '{name.strip()}' twice; give one value per column.")
+        where[name.strip()] = value.strip()
+    return where
+
+
+def command_query(args: argparse.Namespace) -> int:
+    from synthpriv.model_store import load_model
+
+    table = load_model(args.release).query([a.strip() for a in args.marginal.split(",")])
+    sys.stdout.write(table.to_csv(index=False))
+    return 0
 
 
 def command_schema_infer(args: argparse.Namespace) -> int:
@@ -236,6 +276,23 @@ def parser() -> argparse.ArgumentParser:
     sweep.add_argument("--no-reference", action="store_true",
                        help="skip the non-DP reference (SDV GaussianCopula)")
     sweep.set_defaults(handler=command_sweep)
+
+    sample = commands.add_parser(
+        "sample", help="draw a new release from a release's model (no further privacy cost)")
+    sample.add_argument("release", type=Path, help="release folder (holds model.json)")
+    sample.add_argument("--rows", type=int, required=True, help="rows to draw")
+    sample.add_argument("--out", type=Path, required=True, help="new release folder")
+    sample.add_argument("--where", action="append", metavar="COLUMN=VALUE",
+                        help="condition every row on a categorical column's value (repeatable)")
+    sample.add_argument("--force", action="store_true", help="replace an existing release")
+    sample.set_defaults(handler=command_sample)
+
+    query = commands.add_parser(
+        "query", help="a marginal from a release's model, with standard errors (CSV on stdout)")
+    query.add_argument("release", type=Path, help="release folder (holds model.json)")
+    query.add_argument("--marginal", required=True, metavar="A,B",
+                       help="comma-separated columns of the marginal")
+    query.set_defaults(handler=command_query)
 
     schema = commands.add_parser("schema", help="schema tools")
     schema_commands = schema.add_subparsers(dest="schema_command", required=True)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
+
 import pandas as pd
 
 from synthpriv.config import Job
 from synthpriv.domain_stage import DomainStage, planning_domain, with_domain_step
 from synthpriv.errors import ConfigError
+from synthpriv.plan import Plan, make_plan
 from synthpriv.privacy.accountant import Ledger, UnboundedError
-from synthpriv.privacy.plan import Plan, make_plan
 from synthpriv.privacy.randomness import RandomSource
 from synthpriv.recipe import Recipe, load_recipe
 from synthpriv.schema import NumericColumn
@@ -94,13 +97,15 @@ def resolve_domain(
 
 def run_stages(
     stages: list[tuple[Stage, float]], plan: Plan, state: PipelineState, source: RandomSource,
-    ledger: Ledger | None = None,
+    ledger: Ledger | None = None, step: Callable[[str], AbstractContextManager] | None = None,
 ) -> Ledger:
     """Run every stage in order; each records what it ran in the one Ledger returned (``ledger``
-    when given: the domain step's events are in it already)."""
+    when given: the domain step's events are in it already). ``step`` (the job object's timer)
+    wraps each stage's run as ``stage:<name>``."""
     ledger = Ledger(plan.neighbouring) if ledger is None else ledger
     for (stage, _share), stage_plan in zip(stages, plan.stages, strict=True):
-        stage.run(state, stage_plan, ledger, source)
+        with (step or _untimed)(f"stage:{stage.name}"):
+            stage.run(state, stage_plan, ledger, source)
     spent = ledger.epsilon(plan.delta)
     if spent > plan.target_epsilon * (1 + 1e-9):
         raise RuntimeError(
@@ -108,3 +113,7 @@ def run_stages(
             "nothing was released"
         )
     return ledger
+
+
+def _untimed(name: str) -> AbstractContextManager:
+    return nullcontext()

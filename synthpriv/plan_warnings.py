@@ -32,7 +32,7 @@ from synthpriv.schema import FINE_CELLS, CategoricalColumn, NumericColumn, Schem
 
 if TYPE_CHECKING:
     from synthpriv.config import Job
-    from synthpriv.privacy.plan import Plan
+    from synthpriv.plan import Plan
     from synthpriv.stage import Stage
 
 # Y above this, with n̂ unknown: mostly noise for most tables synthesised (the largest table of

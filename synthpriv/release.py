@@ -1,4 +1,5 @@
-"""Atomic release: the synthetic CSV and its manifest appear together, complete, or not at all.
+"""Atomic release: the synthetic CSV, the model and the manifest appear together, complete, or not
+at all.
 
 Files are written into a temporary folder beside the target and renamed into place only when
 complete. A lock beside the target makes two jobs writing the same release fail cleanly instead of
@@ -104,10 +105,12 @@ def _remove_stale(target: Path) -> None:
 
 
 def write_release(
-    target: Path, synthetic: pd.DataFrame | Iterable[pd.DataFrame], manifest: dict, force: bool
+    target: Path, synthetic: pd.DataFrame | Iterable[pd.DataFrame], manifest: dict, force: bool,
+    extra: dict[str, bytes] | None = None,
 ) -> dict[str, str]:
-    """Write ``synthetic`` (a table, or blocks of one written as they come) and ``manifest``
-    (plus file checksums and row count) to ``target`` atomically.
+    """Write ``synthetic`` (a table, or blocks of one written as they come), the ``extra`` files
+    (the released model: name → content) and ``manifest`` (plus every file's checksum, and the
+    row count) to ``target`` atomically.
 
     Call under ``release_lock(target)``. Returns the files' sha256 by name.
     """
@@ -119,11 +122,18 @@ def write_release(
         rows = write_csv_blocks(csv_path, [synthetic] if isinstance(synthetic, pd.DataFrame)
                                 else synthetic)
         checksums = {SYNTHETIC: sha256_of(csv_path)}
-        manifest = {**manifest, "files": {SYNTHETIC: {"sha256": checksums[SYNTHETIC],
-                                                      "rows": rows}}}
+        files: dict[str, dict] = {SYNTHETIC: {"sha256": checksums[SYNTHETIC], "rows": rows}}
+        written = [csv_path]
+        for name, content in (extra or {}).items():
+            path = staging / name
+            path.write_bytes(content)
+            checksums[name] = sha256_of(path)
+            files[name] = {"sha256": checksums[name]}
+            written.append(path)
+        manifest = {**manifest, "files": files}
         manifest_path = staging / MANIFEST
         manifest_path.write_text(json.dumps(manifest, indent=2, default=str) + "\n")
-        for path in (csv_path, manifest_path):
+        for path in (*written, manifest_path):
             with path.open("rb") as handle:
                 os.fsync(handle.fileno())
         _swap_into_place(staging, target)

@@ -23,14 +23,14 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
+from synthpriv.chunks import read_input
 from synthpriv.config import Job
 from synthpriv.errors import ConfigError, DataError
 from synthpriv.evaluation.controls import sdv_generator
 from synthpriv.evaluation.evaluate import NOTICE, Claim, evaluate_tables
 from synthpriv.evaluation.report import json_ready
+from synthpriv.job import SynthesisJob, check_delta
 from synthpriv.privacy.randomness import RandomSource
-from synthpriv.runner import check_delta, hold_back, job_source, synthesise_table
-from synthpriv.table import read_table
 
 COLUMNS = (
     "method", "epsilon", "repeat", "status", "error", "ledger_epsilon", "rows_synthetic",
@@ -68,8 +68,8 @@ class SweepResult:
         return [row for row in self.rows if row["status"] != "ok"]
 
 
-def _figures(report: dict) -> dict:
-    """The sweep's columns from one evaluation report."""
+def headline_figures(report: dict) -> dict:
+    """The headline figures of one evaluation report (the sweep's columns; the API's results)."""
     utility = report["utility"]
     marginals = utility["marginals"]
     row: dict = {
@@ -117,10 +117,11 @@ def run_sweep(
     """Run, evaluate and tabulate the job at every ε × repeat; write tradeoff.csv/.json/.png."""
     if repeats < 1:
         raise ConfigError(f"--repeats must be at least 1, got {repeats}.")
-    real = read_table(job.data_path, job.schema)
+    whole = SynthesisJob(job)
+    real = whole.read()
     check_delta(job, len(real))
-    train, held_back = hold_back(job, real, job_source(job))
-    holdout = read_table(job.holdout_path, job.schema) if job.holdout_path else held_back
+    train, held_back = whole.split(real)
+    holdout = read_input(job.holdout_path, job.schema) if job.holdout_path else held_back
     if holdout is None:
         raise DataError(
             f"{job.source}: the sweep evaluates against real non-members and a test set, but the "
@@ -138,9 +139,9 @@ def run_sweep(
     for index, (epsilon, repeat) in enumerate(tasks):
         row = {"method": DP_METHOD, "epsilon": epsilon, "repeat": repeat}
         try:
-            run_job = job.with_budget(epsilon, None)
+            run_job = SynthesisJob(job.with_budget(epsilon, None), source=_run_source(job, index))
             start = time.perf_counter()
-            run = synthesise_table(run_job, train, _run_source(job, index))
+            run = run_job.synthesise(train)
             fit_seconds = time.perf_counter() - start
             ledger_epsilon = run.ledger.epsilon(budget.delta)
             start = time.perf_counter()
@@ -149,7 +150,7 @@ def run_sweep(
                 claim=Claim(ledger_epsilon, budget.delta, budget.neighbouring), progress=False,
                 name=f"{job.config.name} ε={epsilon:g} #{repeat}",
             )
-            row.update(_figures(report), status="ok", ledger_epsilon=ledger_epsilon,
+            row.update(headline_figures(report), status="ok", ledger_epsilon=ledger_epsilon,
                        fit_seconds=fit_seconds, eval_seconds=time.perf_counter() - start)
         except Exception as error:  # one failing run must not stop the others
             row.update(status="failed", error=f"{type(error).__name__}: {error}")
@@ -175,7 +176,7 @@ def _reference_row(train, holdout, numeric, settings, delta: float, name: str) -
         start = time.perf_counter()
         report = evaluate_tables(train, synthetic, numeric_columns=numeric, settings=settings,
                                  holdout=holdout, claim=None, progress=False, name=f"{name} reference")
-        row.update(_figures(report), status="ok", fit_seconds=fit_seconds,
+        row.update(headline_figures(report), status="ok", fit_seconds=fit_seconds,
                    eval_seconds=time.perf_counter() - start)
     except Exception as error:
         row.update(status="failed", error=f"{type(error).__name__}: {error}")

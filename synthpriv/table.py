@@ -59,6 +59,32 @@ def read_table(path: str | Path, schema: Schema) -> pd.DataFrame:
     return parse_chunk(pd.DataFrame(rows[1:], columns=header, dtype=str), schema, path, first_row=1)
 
 
+def check_frame(frame: pd.DataFrame, schema: Schema, what: str = "the DataFrame") -> pd.DataFrame:
+    """A table given in memory (the Python API), checked and typed by ``read_table``'s rules, as
+    if it had been written to CSV: cells as text (missing as empty, whole floats without a
+    decimal point), then the same header check and per-column rules and messages."""
+    if len(frame) == 0:
+        raise DataError(f"{what} has no rows. A table needs at least one row.")
+    header = header_names([str(name) for name in frame.columns])
+    _check_header(header, schema, Path(what))
+    raw = pd.DataFrame({name: _as_text(frame[column]) for name, column in
+                        zip(header, frame.columns, strict=True)})
+    raw.index = pd.RangeIndex(len(raw))
+    return parse_chunk(raw, schema, Path(what), first_row=1)
+
+
+def _as_text(values: pd.Series) -> pd.Series:
+    """Cells as a CSV would hold them: missing as '', 39.0 as '39', 0.5 as '0.5'."""
+    def text(value: object) -> str:
+        if value is None or (isinstance(value, float) and np.isnan(value)) or value is pd.NA:
+            return ""
+        if isinstance(value, float | np.floating):
+            return np.format_float_positional(float(value), trim="-")
+        return str(value)
+
+    return pd.Series([text(v) for v in values.to_numpy(dtype=object)], dtype=object)
+
+
 def header_names(row: list[str]) -> list[str]:
     """The column names of a CSV header row: each cell with surrounding whitespace removed, and
     nothing else. The one reading rule for ``read_table``, the chunked readers and ``schema

@@ -83,8 +83,8 @@ def test_an_unresolvable_column_is_refused_at_plan_time_and_nothing_is_read(
     def no_reading(*args, **kwargs):
         raise AssertionError("the table was read")
 
-    for module in ("synthpriv.runner.file_header", "synthpriv.domain_stage.iter_chunks",
-                   "synthpriv.runner.open_input"):
+    for module in ("synthpriv.job.file_header", "synthpriv.domain_stage.iter_chunks",
+                   "synthpriv.job.open_counts", "synthpriv.job.read_input"):
         monkeypatch.setattr(module, no_reading)
     job = load_job(_job(tmp_path, **budget))
     with pytest.raises(ConfigError) as error:
@@ -282,12 +282,12 @@ def test_replace_one_thresholds_carry_the_two_sided_delta(tmp_path: Path) -> Non
 def test_in_memory_runs_resolve_the_domain_too(tmp_path: Path) -> None:
     """The sweep and the shadow attack run the pipeline on tables in memory: the domain step runs
     there as well, on the ledger they report."""
-    from synthpriv.runner import synthesise_table
+    from synthpriv.job import SynthesisJob
     from synthpriv.table import read_table
 
     job = load_job(_job(tmp_path, epsilon=5.0))
     real = read_table(tmp_path / "train.csv", job.schema)
-    run = synthesise_table(job, real, RandomSource.seeded(2))
+    run = SynthesisJob(job, source=RandomSource.seeded(2)).synthesise(real)
     assert run.ledger.events[0].label.startswith("DP domain")
     assert list(run.synthetic.columns) == list(real.columns) and len(run.synthetic) > 0
 

@@ -19,9 +19,9 @@ import yaml
 from synthpriv.cli import main
 from synthpriv.config import load_job
 from synthpriv.errors import SchemaError
+from synthpriv.job import holds_back
 from synthpriv.pipeline import STAGE_MODULES, plan_job
 from synthpriv.plan_warnings import UNKNOWN_ROWS_LIMIT, NoiseEstimate, noise_estimates
-from synthpriv.runner import holds_back
 from synthpriv.schema import parse_schema
 from synthpriv.schema_infer import DRAFTED_BY, decimals, infer_schema, schema_yaml
 from synthpriv.stage import STAGES
@@ -56,10 +56,10 @@ def test_no_evaluation_holds_nothing_back(tmp_path: Path, capsys, monkeypatch) -
     job = load_job(config)
     assert holds_back(job) and not holds_back(job, evaluate=False)
     fitted: list[int] = []
-    import synthpriv.runner
+    import synthpriv.job
 
-    original = synthpriv.runner.check_delta
-    monkeypatch.setattr(synthpriv.runner, "check_delta",
+    original = synthpriv.job.check_delta
+    monkeypatch.setattr(synthpriv.job, "check_delta",
                         lambda job, records: (fitted.append(records), original(job, records)))
     assert main(["run", str(config), "--no-evaluation"]) == 0
     assert fitted == [400]

@@ -1,9 +1,9 @@
 """The evaluation step of a job: after the release lands, evaluate it and write the report.
 
 Where: ``<release>.evaluation/`` beside the release folder (``out/adult.evaluation/`` for
-``out/adult/``), never inside it. The release folder holds only what is DP (synthetic.csv and its
-manifest) and can be shipped whole; the evaluation reads the real table and must stay with the
-data holder.
+``out/adult/``), never inside it. The release folder holds only what is DP (synthetic.csv, the
+model and the manifest) and can be shipped whole; the evaluation reads the real table and must
+stay with the data holder.
 """
 
 from __future__ import annotations
@@ -14,15 +14,16 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from synthpriv.chunks import read_input
 from synthpriv.config import EvaluationConfig, Job
 from synthpriv.errors import ConfigError
 from synthpriv.evaluation.evaluate import HOLDOUT_FIX_CLI, Claim, evaluate_tables
 from synthpriv.evaluation.report import write_report
 from synthpriv.evaluation.shadow import PipelineGenerator
 from synthpriv.evaluation.utility import efficacy_summary
-from synthpriv.runner import RunResult, guarantee_figures
+from synthpriv.job import RunResult
+from synthpriv.runner import guarantee_figures
 from synthpriv.schema import load_schema
-from synthpriv.table import read_table
 
 
 def evaluation_dir(release_dir: Path) -> Path:
@@ -42,7 +43,7 @@ def evaluate_job(job: Job, result: RunResult, *, progress: bool = True) -> Evalu
     """Evaluate a job's release against its real table and holdout; write the report."""
     holdout, source = None, None
     if job.holdout_path is not None:
-        holdout, source = read_table(job.holdout_path, result.job.schema), "data.holdout"
+        holdout, source = read_input(job.holdout_path, result.job.schema), "data.holdout"
     elif result.held_back is not None:
         holdout, source = result.held_back, "held back from the input"
     guarantee = result.manifest["guarantee"]
@@ -139,9 +140,9 @@ def evaluate_files(
     table_schema = load_schema(schema)
     if target is not None and target not in table_schema.names:
         raise ConfigError(f"--target '{target}' is not a column of the schema {table_schema.names}.")
-    real_table = read_table(real, table_schema)
-    synthetic_table = read_table(synthetic, table_schema)
-    holdout_table = None if holdout is None else read_table(holdout, table_schema)
+    real_table = read_input(real, table_schema)
+    synthetic_table = read_input(synthetic, table_schema)
+    holdout_table = None if holdout is None else read_input(holdout, table_schema)
     claim = _manifest_claim(Path(synthetic).resolve())
     if out is None:
         synthetic = Path(synthetic).resolve()

@@ -113,6 +113,9 @@ class TableSamples:
         if size is None or len(table) <= size:
             return table
         self.used.setdefault(part, {})[name] = {"rows": size, "of": len(table)}
+        if name not in self._ordered:  # another part reads every row (no common cap): order all
+            rng = np.random.default_rng([self.sizes.seed, _STREAMS.get(name, 0)])
+            self._ordered[name] = table.iloc[rng.permutation(len(table))]
         return self._ordered[name].iloc[:size]
 
     def summary(self) -> dict[str, Any]:

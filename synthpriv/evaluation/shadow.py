@@ -59,25 +59,20 @@ Generator = Callable[[pd.DataFrame, int], pd.DataFrame]
 # --------------------------------------------------------------------------- generators
 
 
-_PLANS: dict[str, tuple] = {}
-
-
-@dataclass(frozen=True)
 class PipelineGenerator:
     """The job's own pipeline, at the job's ε, on a given table (seeded noise: audit only,
-    never released). Planned once per process: planning calibrates noise and takes ~1 s."""
+    never released). One job object, planned once (planning calibrates noise and takes ~1 s);
+    worker processes receive it planned."""
 
-    job: Job
+    def __init__(self, job: Job) -> None:
+        from synthpriv.job import SynthesisJob
+
+        self.job = SynthesisJob(job)
 
     def __call__(self, table: pd.DataFrame, seed: int) -> pd.DataFrame:
-        from synthpriv.pipeline import plan_job
         from synthpriv.privacy.randomness import RandomSource
-        from synthpriv.runner import synthesise_table
 
-        key = f"{self.job.base_dir}|{self.job.config.model_dump_json()}"
-        if key not in _PLANS:
-            _PLANS[key] = plan_job(self.job)
-        return synthesise_table(self.job, table, RandomSource.seeded(seed), _PLANS[key]).synthetic
+        return self.job.synthesise(table, RandomSource.seeded(seed)).synthetic
 
 
 @dataclass(frozen=True)

@@ -65,7 +65,8 @@ def test_run_ends_with_the_evaluation_beside_the_release_not_in_it(tmp_path, cap
     assert main(["run", str(config)]) == 0
     printed = capsys.readouterr().out
     release = tmp_path / "out" / "tiny"
-    assert sorted(p.name for p in release.iterdir()) == ["manifest.json", "synthetic.csv"]
+    assert sorted(p.name for p in release.iterdir()) == ["manifest.json", "model.json", "model.npz",
+                                                           "synthetic.csv"]
     folder = evaluation_dir(release)
     assert folder == tmp_path / "out" / "tiny.evaluation"
     report = json.loads((folder / "report.json").read_text())

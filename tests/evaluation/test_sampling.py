@@ -137,3 +137,12 @@ def test_sampling_can_be_turned_off():
     assert len(TableSamples({"real": frame}, off).rows("real", "marginals")) == 300_000
     with pytest.raises(ValueError, match="at least 2"):
         SampleSizes(attacks=1)
+
+
+def test_a_part_sampled_while_another_reads_every_row() -> None:
+    """One part reading every row (size None) left no common order, and a sampled part failed
+    with KeyError: 'real' (`synthpriv evaluate --no-anonymeter` on Adult)."""
+    table = pd.DataFrame({"x": range(50)})
+    samples = TableSamples({"real": table}, SampleSizes(None, None, None, 10, None))
+    assert len(samples.rows("real", "quality_report")) == 10
+    assert len(samples.rows("real", "marginals")) == 50

@@ -12,8 +12,8 @@ from synthpriv.encoding import TableEncoder
 from synthpriv.errors import ConfigError
 from synthpriv.generators.stage import GeneratorStage, column_order
 from synthpriv.marginals.stage import MarginalsStage
+from synthpriv.plan import composed_epsilon
 from synthpriv.privacy.accountant import DiscreteGaussianEvent, Ledger, SubsampledGaussianEvent
-from synthpriv.privacy.plan import composed_epsilon
 from synthpriv.privacy.randomness import RandomSource
 from synthpriv.schema import load_schema
 from synthpriv.stage import PipelineState, PlanContext

@@ -7,8 +7,8 @@ import pytest
 from synthpriv.config import load_job
 from synthpriv.errors import BudgetError
 from synthpriv.pipeline import plan_job
+from synthpriv.plan import RELATIVE_TOLERANCE
 from synthpriv.privacy.accountant import Ledger
-from synthpriv.privacy.plan import RELATIVE_TOLERANCE
 
 
 @pytest.mark.parametrize("epsilon", [0.1, 1.0, 10.0])

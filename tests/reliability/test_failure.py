@@ -45,10 +45,12 @@ def assert_complete_or_absent(target: Path) -> str | None:
     """The release at ``target`` is absent, or complete and self-consistent; its manifest text."""
     if not target.exists():
         return None
-    assert sorted(p.name for p in target.iterdir()) == [MANIFEST, SYNTHETIC]
     manifest = json.loads((target / MANIFEST).read_text())
+    # the files the manifest lists (synthetic.csv and the model), each whole, and nothing else
+    assert sorted(p.name for p in target.iterdir()) == sorted([MANIFEST, *manifest["files"]])
+    for name, entry in manifest["files"].items():
+        assert entry["sha256"] == sha256_of(target / name)
     files = manifest["files"][SYNTHETIC]
-    assert files["sha256"] == sha256_of(target / SYNTHETIC)
     rows = (target / SYNTHETIC).read_text().count("\n") - 1
     assert rows == files["rows"] == manifest["records"]["released"]
     return (target / MANIFEST).read_text()

@@ -14,8 +14,8 @@ import pytest
 import yaml
 
 from synthpriv.config import load_job
+from synthpriv.job import bernoulli_mask, hold_back
 from synthpriv.privacy.randomness import RandomSource
-from synthpriv.runner import bernoulli_mask, hold_back
 
 from .conftest import job_config
 

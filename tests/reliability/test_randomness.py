@@ -191,10 +191,11 @@ def test_seeded_run_says_not_for_release_and_writes_no_seed(small_job, tmp_path)
     assert result.manifest["randomness"]["mode"] == "seeded"
     assert "NOT FOR RELEASE" in result.manifest["randomness"]["warning"]
     files = sorted(p for p in result.out_dir.rglob("*") if p.is_file())
-    assert [p.name for p in files] == ["manifest.json", "synthetic.csv"]
-    for path in files:
-        text = path.read_text()
-        assert str(seed) not in text and hex(seed) not in text
+    assert [p.name for p in files] == ["manifest.json", "model.json", "model.npz", "synthetic.csv"]
+    for path in files:  # the model's arrays too: the seed as text or as a 64-bit integer
+        content = path.read_bytes()
+        assert str(seed).encode() not in content and hex(seed).encode() not in content
+        assert seed.to_bytes(8, "little") not in content and seed.to_bytes(8, "big") not in content
     manifest = json.loads((result.out_dir / "manifest.json").read_text())
     assert "seed" not in manifest["config"]
 
@@ -212,7 +213,7 @@ NESTED_KEYS = {
                "epsilon_pld", "bounds_note", "events", "adaptive"},
     "plan": {"target_epsilon", "planned_epsilon", "delta", "neighbouring", "stages"},
     "records": {"released", "source"},
-    "files": {"synthetic.csv"},
+    "files": {"synthetic.csv", "model.json", "model.npz"},  # the marginal recipes' model
 }
 EVENT_KEYS = {
     cls.__name__: {f.name for f in fields(cls)}
@@ -229,6 +230,7 @@ def test_manifest_is_a_fixed_allow_list(small_job, recipe: str) -> None:
     for key, allowed in NESTED_KEYS.items():
         assert set(manifest[key]) == allowed, key
     assert set(manifest["files"]["synthetic.csv"]) == {"sha256", "rows"}
+    assert set(manifest["files"]["model.json"]) == set(manifest["files"]["model.npz"]) == {"sha256"}
     for event in manifest["ledger"]["events"]:
         assert set(event) in EVENT_KEYS.values()
     for stage in manifest["plan"]["stages"]:

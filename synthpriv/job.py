@@ -1,0 +1,359 @@
+"""The one job object: plan → read → hold-back → stages → release, with hooks for progress and timing.
+
+``SynthesisJob`` is the only place a job is assembled. The command line (run, sweep, plan,
+evaluate), the Python API (synthpriv.api), the shadow-model attack and the benchmarks are its
+clients. Its steps, in order:
+
+* ``plan``: public information only (config, schema, recipe); refusals here read no data.
+* ``domain``: the domain step (DP bounds and categories where the schema gives none).
+* ``read``: the input table, CSV or Parquet (one reader, ``read_input``), or a table the caller
+  holds in memory; for streaming runs the configured engine's count source.
+* ``split``: the hold-back for evaluation (each row's coin from the OS CSPRNG).
+* ``synthesise``: the recipe's stages, in order, charging one Ledger (``pipeline.run_stages``,
+  with its overspend guard).
+* ``run``: all of the above, then the atomic release (synthetic.csv, model, manifest).
+
+A new step (a DP domain step before the stages, a sampling hook) plugs in as a stage of the
+recipe (synthpriv.stage) or as a step here, timed with ``self.step(name)``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from synthpriv.chunks import file_header, read_input
+from synthpriv.config import Job
+from synthpriv.domain import CountSource
+from synthpriv.domain_stage import conform
+from synthpriv.encoding import TableEncoder
+from synthpriv.engines import open_counts
+from synthpriv.errors import BudgetError
+from synthpriv.pipeline import plan_job, resolve_domain, run_stages
+from synthpriv.plan import Plan
+from synthpriv.privacy.accountant import Ledger
+from synthpriv.privacy.randomness import RandomSource
+from synthpriv.release import SYNTHETIC, check_target, release_lock, write_release
+from synthpriv.sampling import SyntheticRows
+from synthpriv.stage import PipelineState, Stage
+
+Planned = tuple[Plan, list[tuple[Stage, float]]]
+
+
+@dataclass
+class Hooks:
+    """Callbacks a client passes to watch a job. ``started(step)`` runs before a step and
+    ``finished(step, seconds)`` after it. Steps: ``plan``, ``domain``, ``read``, ``hold-back``,
+    ``stage:<name>`` for each stage of the recipe, ``release``."""
+
+    started: Callable[[str], None] | None = None
+    finished: Callable[[str, float], None] | None = None
+
+
+@dataclass
+class Synthesis:
+    """What one run of the stages produced (nothing written yet); ``job`` with its domain
+    resolved (the domain step's DP bounds and categories, when the schema left them out)."""
+
+    plan: Plan
+    ledger: Ledger
+    state: PipelineState
+    synthetic: SyntheticRows | pd.DataFrame
+    job: Job
+
+
+@dataclass
+class Fitted:
+    """A run of the stages with its synthetic rows in the input's column order, and the rows
+    fitted and held back when a hold-back split the input (evaluation only, never released)."""
+
+    synthesis: Synthesis
+    synthetic: SyntheticRows | pd.DataFrame
+    members: pd.DataFrame | None = None
+    held_back: pd.DataFrame | None = None
+    warnings: list[str] = field(default_factory=list)  # plan-time warnings, for the manifest
+
+
+@dataclass
+class RunResult:
+    """A landed release, and what evaluation needs to read beside it (never released)."""
+
+    out_dir: Path
+    ledger: Ledger
+    plan: Plan
+    manifest: dict
+    job: Job
+    records: int
+    _kept: pd.DataFrame | None = None  # the released table when it was sampled in one block
+    held_back: pd.DataFrame | None = None  # rows kept from the generator for evaluation only
+    _members: pd.DataFrame | None = None  # the rows fitted, when a hold-back split them off
+    timings: dict[str, float] = field(default_factory=dict)
+    state: PipelineState | None = None  # the fitted model and measurements (DP outputs)
+
+    @cached_property
+    def synthetic(self) -> pd.DataFrame:
+        """The released table: kept from sampling if it was one block, else read back."""
+        if self._kept is not None:
+            return self._kept
+        return read_input(self.out_dir / SYNTHETIC, self.job.schema)
+
+    @cached_property
+    def real(self) -> pd.DataFrame:
+        """The rows the generator was fitted on, read whole (for evaluation only)."""
+        if self._members is not None:
+            return self._members
+        return read_input(self.job.data_path, self.job.schema, self.job.config.data.chunk_rows)
+
+
+def job_source(job: Job) -> RandomSource:
+    """Secure noise, or seeded noise (NOT FOR RELEASE) when the config sets a seed."""
+    seed = job.config.seed
+    return RandomSource.secure() if seed is None else RandomSource.seeded(seed)
+
+
+def check_delta(job: Job, records: int) -> None:
+    """Refuse δ ≥ 1/n unless the config allows it (the standard guidance is δ ≪ 1/n)."""
+    budget = job.config.budget
+    n = job.config.data.public_records or records
+    if budget.delta >= 1.0 / n and not budget.allow_large_delta:
+        raise BudgetError(
+            f"budget.delta = {budget.delta:g} is not below 1/n = {1.0 / n:.3g} for this table: such a "
+            "δ allows releasing a whole row. Choose δ ≪ 1/n (e.g. 1e-6), or set "
+            "budget.allow_large_delta: true if you know why."
+        )
+
+
+def holds_back(job: Job, evaluate: bool = True) -> bool:
+    """True when the config asks to split non-members off the input (no holdout file) and the
+    run evaluates: the held-back rows serve evaluation only, so a run without it (``--no-
+    evaluation``, ``evaluate=False``) fits every row."""
+    evaluation = job.config.evaluation
+    return (
+        evaluate and evaluation.holdout_fraction is not None and evaluation.enabled
+        and job.config.data.holdout is None
+    )
+
+
+def hold_back(
+    job: Job, real: pd.DataFrame, source: RandomSource
+) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """Hold back each row independently with probability ``evaluation.holdout_fraction`` (when
+    the config names no holdout file), so the attacks have real non-members; the generator never
+    sees them.
+
+    Privacy: the coin of each row is drawn on its own from the OS CSPRNG (``uniform_words``), so
+    the fitted set of D ∪ {x} is the fitted set of D plus, possibly, x: an add/remove neighbour of
+    the input gives an add/remove neighbour (or the same table) to the stages, and the release
+    stays (ε, δ)-DP with respect to the whole input. A split of fixed size round(f·n) would not:
+    adding x could *replace* a fitted row by x (privacy review, issue 12). The number of rows
+    fitted is therefore Binomial(n, 1 − f), not a function of n, and nothing is refused on it."""
+    if not holds_back(job):
+        return real, None
+    held = bernoulli_mask(len(real), job.config.evaluation.holdout_fraction, source)
+    return (real.loc[~held].reset_index(drop=True), real.loc[held].reset_index(drop=True))
+
+
+def bernoulli_mask(size: int, probability: float, source: RandomSource) -> np.ndarray:
+    """``size`` independent coins, each True with probability ``probability`` (to within
+    2⁻⁶⁴): a uniform 64-bit word from the source below ⌊p·2⁶⁴⌉."""
+    threshold = np.uint64(min(round(probability * 2.0**64), 2**64 - 1))
+    return source.uniform_words(size) < threshold
+
+
+class SynthesisJob:
+    """One job, planned once, run on its input (the config's ``data.path``, or ``table``).
+
+    ``source`` is the noise (default: secure, or seeded when the config sets a research seed);
+    ``table`` an input already in memory (checked and typed as ``read_input`` returns it), used
+    instead of ``data.path``; ``hooks`` watch its steps. Per-step wall times land in
+    ``timings``. Planning (about a second: it calibrates noise) happens once, on first use.
+    """
+
+    def __init__(
+        self, job: Job, *, source: RandomSource | None = None, table: pd.DataFrame | None = None,
+        hooks: Hooks | None = None,
+    ) -> None:
+        self.job = job
+        self.source = job_source(job) if source is None else source
+        self.table = table
+        self.hooks = hooks or Hooks()
+        self.timings: dict[str, float] = {}
+
+    def __getstate__(self) -> dict:
+        """Pickled (to the shadow attack's worker processes) planned, without hooks or the noise
+        source: each worker then reuses the parent's plan instead of planning again."""
+        self.planned  # noqa: B018 - computed here so the copy carries it
+        state = dict(self.__dict__)
+        state.update(hooks=Hooks(), source=None, timings={})
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        """A copy draws its own noise: fresh from the job's source (secure unless seeded)."""
+        self.__dict__.update(state)
+        self.source = job_source(self.job)
+
+    @contextlib.contextmanager
+    def step(self, name: str) -> Iterator[None]:
+        """Time one step into ``timings`` and tell the hooks."""
+        if self.hooks.started:
+            self.hooks.started(name)
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            seconds = time.perf_counter() - started
+            self.timings[name] = self.timings.get(name, 0.0) + seconds
+            if self.hooks.finished:
+                self.hooks.finished(name, seconds)
+
+    @cached_property
+    def planned(self) -> Planned:
+        """The plan and the recipe's stages, from public information only."""
+        with self.step("plan"):
+            return plan_job(self.job)
+
+    @property
+    def plan(self) -> Plan:
+        return self.planned[0]
+
+    def read(self) -> pd.DataFrame:
+        """The whole input table (CSV or Parquet), checked against the schema."""
+        if self.table is not None:
+            return self.table
+        with self.step("read"):
+            return read_input(self.job.data_path, self.job.schema, self.job.config.data.chunk_rows)
+
+    def split(self, real: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+        """The fitted rows and the rows held back for evaluation (None when nothing is)."""
+        with self.step("hold-back"):
+            return hold_back(self.job, real, self.source)
+
+    def columns(self) -> list[str]:
+        """The input's column names in its own order (the release keeps that order)."""
+        if self.table is not None:
+            return list(self.table.columns)
+        return file_header(self.job.data_path, self.job.schema)
+
+    def resolve(
+        self, ledger: Ledger, source: RandomSource, table: pd.DataFrame | None = None
+    ) -> tuple[Job, Planned]:
+        """The domain step, when the plan has one (synthpriv.domain_stage): DP bounds and
+        categories where the schema gives none, from every input row (``table``, else the file
+        in chunks), its events recorded in ``ledger``. Returns the job with its DP domain and its
+        stages rebuilt on it; without a domain step, the job as planned."""
+        with self.step("domain"):
+            return resolve_domain(self.job, self.planned, ledger, source,
+                                  None if table is None else [table])
+
+    def synthesise(self, table: pd.DataFrame, source: RandomSource | None = None) -> Synthesis:
+        """The whole job on a typed table held in memory (the sweep, the shadow attack): domain
+        step, stages, one Ledger; nothing is written. Its synthetic table comes back as one
+        DataFrame in the table's column order."""
+        source = self.source if source is None else source
+        ledger = Ledger(self.job.config.budget.neighbouring)
+        job, planned = self.resolve(ledger, source, table)
+        encoded = TableEncoder(job.schema).encode(conform(table, job.schema))
+        run = self.run_stages(job, planned, encoded, source, ledger)
+        synthetic = run.synthetic
+        if isinstance(synthetic, SyntheticRows):
+            synthetic = pd.concat(list(synthetic), ignore_index=True)
+        run.synthetic = synthetic[list(table.columns)]
+        return run
+
+    def run_stages(
+        self, job: Job, planned: Planned, data: CountSource, source: RandomSource, ledger: Ledger
+    ) -> Synthesis:
+        """The recipe's stages on ``data`` (encoded counts of ``job``'s resolved schema),
+        charging ``ledger`` (which holds the domain step's events, if any), each timed."""
+        plan, stages = planned
+        state = PipelineState(
+            context=stages[-1][0].context, encoder=TableEncoder(job.schema), data=data,
+            requested_records=job.config.pipeline.records,
+        )
+        ledger = run_stages(stages, plan, state, source, ledger, step=self.step)
+        return Synthesis(plan, ledger, state, state.synthetic, job)
+
+    @contextlib.contextmanager
+    def open_input(
+        self, job: Job, evaluate: bool = True
+    ) -> Iterator[tuple[CountSource, pd.DataFrame | None, pd.DataFrame | None]]:
+        """The input encoded on ``job``'s (resolved) schema, with the fitted and the held-back
+        rows when a hold-back split the table. A hold-back and an in-memory table read the table
+        whole; otherwise the configured engine streams counts."""
+        encoder = TableEncoder(job.schema)
+        if self.table is None and not holds_back(job, evaluate):
+            with contextlib.ExitStack() as stack:
+                with self.step("read"):  # the local engine spools encoded chunks here
+                    data = stack.enter_context(open_counts(job, encoder))
+                yield data, None, None
+            return
+        if self.table is not None:
+            real = conform(self.table, job.schema)
+        else:
+            with self.step("read"):
+                real = read_input(job.data_path, job.schema, job.config.data.chunk_rows)
+        if not holds_back(job, evaluate):
+            yield encoder.encode(real), None, None
+            return
+        members, held = self.split(real)
+        yield encoder.encode(members), members, held
+
+    def fit(self, evaluate: bool = True) -> Fitted:
+        """Resolve the domain (if the schema leaves one out), read the input (holding rows back
+        when the run evaluates and the config asks), check δ against n and run the stages;
+        nothing is written. The plan-time warnings (public inputs only) go to the manifest."""
+        from synthpriv.plan_warnings import plan_messages
+
+        plan, stages = self.planned  # fails on a bad plan before any data is read
+        warnings = plan_messages(self.job, plan, stages, evaluate, informational=False)
+        columns = self.columns()
+        ledger = Ledger(self.job.config.budget.neighbouring)
+        # DP bounds/categories where the schema gives none (every input row: DP like the rest)
+        job, planned = self.resolve(ledger, self.source, self.table)
+        with self.open_input(job, evaluate) as (data, members, held_back):
+            check_delta(job, data.records)
+            run = self.run_stages(job, planned, data, self.source, ledger)
+        synthetic = run.synthetic
+        if isinstance(synthetic, SyntheticRows):
+            synthetic.columns = columns
+        else:
+            synthetic = synthetic[columns]
+        return Fitted(run, synthetic, members, held_back, warnings)
+
+    def release(self, fitted: Fitted, out: Path | None = None, *, force: bool = False,
+                locked: bool = False) -> RunResult:
+        """Write the fitted run's release (synthetic.csv, the model, manifest.json) atomically,
+        under the output's lock (``locked``: the caller holds it)."""
+        from synthpriv.model_store import model_files
+        from synthpriv.runner import build_manifest
+
+        out_dir = self.job.output_dir(out)
+        run, synthetic = fitted.synthesis, fitted.synthetic
+        # ``constraints`` in the manifest is filled in as the rows are drawn, before it is written
+        manifest = build_manifest(run.job, run.plan, run.ledger, run.state, self.source,
+                                  fitted.warnings)
+        with contextlib.nullcontext() if locked else release_lock(out_dir), self.step("release"):
+            write_release(out_dir, synthetic, manifest, force,
+                          extra=model_files(run.state, run.job.schema))
+        kept = synthetic.only_block if isinstance(synthetic, SyntheticRows) else synthetic
+        return RunResult(out_dir, run.ledger, run.plan, manifest, run.job, len(synthetic), kept,
+                         fitted.held_back, fitted.members, dict(self.timings), run.state)
+
+    def run(self, out: Path | None = None, *, force: bool = False, evaluate: bool = True) -> RunResult:
+        """Plan, read, synthesise and release. Nothing is written unless all succeeds; the
+        output's lock is held from the first check to the rename, so of two jobs writing the same
+        release the second fails at once. ``evaluate=False`` (the CLI's ``--no-evaluation``): no
+        evaluation follows, so ``evaluation.holdout_fraction`` holds nothing back."""
+        out_dir = self.job.output_dir(out)
+        check_target(out_dir, force)
+        self.planned  # noqa: B018 - fails on a bad plan before any data is read
+        with release_lock(out_dir):
+            check_target(out_dir, force)  # again under the lock: a job that just finished counts
+            return self.release(self.fit(evaluate), out_dir, force=force, locked=True)
