@@ -28,15 +28,14 @@ from synthpriv.config import load_job  # noqa: E402
 from synthpriv.evaluation.marginal_attack import marginal_attack  # noqa: E402
 from synthpriv.evaluation.report import json_ready  # noqa: E402
 from synthpriv.evaluation.shadow import IdentityGenerator, PipelineGenerator  # noqa: E402
-from synthpriv.pipeline import plan_job  # noqa: E402
+from synthpriv.job import SynthesisJob  # noqa: E402
 from synthpriv.privacy.randomness import RandomSource  # noqa: E402
-from synthpriv.runner import synthesise_table  # noqa: E402
 from synthpriv.table import read_table  # noqa: E402
 
 
 def ledger_epsilon(job, real) -> float:
     """The ε the ledger composes one run of the job to (what its release would claim)."""
-    run = synthesise_table(job, real, RandomSource.seeded(0), plan_job(job))
+    run = SynthesisJob(job, source=RandomSource.seeded(0)).synthesise(real)
     return float(run.ledger.epsilon(run.plan.delta))
 
 

@@ -11,7 +11,7 @@ Two scores per run, higher meaning "D'":
 * black box: the number of cells of ``synthetic.csv`` that hold the canary's value;
 * white box: the view of the measurements (``white_box_score``). The runner releases no model
   yet, so the harness reads the pipeline state of each run through ``capture_state`` (a wrapper
-  of ``runner.synthesise``, the white-box hook): for marginal recipes, Σ_m (y_m[canary cell] −
+  of ``SynthesisJob.run_stages``, the white-box hook): for marginal recipes, Σ_m (y_m[canary cell] −
   y_m[table's cell]) / σ_m² over every noisy marginal y_m, each count less D's (the
   likelihood-ratio statistic of a Gaussian shift; the table's cell only when the canary may
   displace a row); for a generator alone, the network's log-likelihood of the canary row.
@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 import yaml
 
+from synthpriv import job as job_module
 from synthpriv import runner
 from synthpriv.config import load_job
 from synthpriv.evaluation.attack_metrics import empirical_epsilon
@@ -172,32 +173,33 @@ class AuditResult:
 
 @contextlib.contextmanager
 def capture_state() -> Iterator[list[PipelineState]]:
-    """The white-box hook: while open, every ``runner.synthesise`` call (one per ``run_job``)
-    appends its pipeline state (measurements, model) to the list yielded. Nothing is released."""
+    """The white-box hook: while open, every ``SynthesisJob.run_stages`` call (one per
+    ``run_job``) appends its pipeline state (measurements, model) to the list yielded. Nothing
+    is released."""
     states: list[PipelineState] = []
-    original = runner.synthesise
+    original = job_module.SynthesisJob.run_stages
 
     @functools.wraps(original)
-    def synthesise(*args, **kwargs):
+    def run_stages(*args, **kwargs):
         run = original(*args, **kwargs)
         states.append(run.state)
         return run
 
-    runner.synthesise = synthesise
+    job_module.SynthesisJob.run_stages = run_stages
     try:
         yield states
     finally:
-        runner.synthesise = original
+        job_module.SynthesisJob.run_stages = original
 
 
 @contextlib.contextmanager
 def cached_accounting() -> Iterator[None]:
-    """Memoise ``runner.plan_job`` (keyed by the job's config but its file paths, and its folder:
-    the plan reads no file), the ledger's
-    accountants (keyed by the event list) and the manifest's package versions: functions of
-    public inputs only, so every run's release, ledger and manifest are unchanged; only the
-    repeated computation is skipped (together, about 3/4 of a small run's time)."""
-    plan_job, pld, rdp = runner.plan_job, accountant.pld_epsilon, accountant.rdp_epsilon
+    """Memoise ``plan_job`` as the job object calls it (keyed by the job's config but its file
+    paths, and its folder: the plan reads no file), the ledger's accountants (keyed by the event
+    list) and the manifest's package versions: functions of public inputs only, so every run's
+    release, ledger and manifest are unchanged; only the repeated computation is skipped
+    (together, about 3/4 of a small run's time)."""
+    plan_job, pld, rdp = job_module.plan_job, accountant.pld_epsilon, accountant.rdp_epsilon
     versions = runner.package_versions
     plans: dict[str, Any] = {}
 
@@ -220,13 +222,13 @@ def cached_accounting() -> Iterator[None]:
 
         return wrapped
 
-    runner.plan_job = cached_plan
+    job_module.plan_job = cached_plan
     runner.package_versions = functools.cache(versions)
     accountant.pld_epsilon, accountant.rdp_epsilon = memo(pld), memo(rdp)
     try:
         yield
     finally:
-        runner.plan_job, runner.package_versions = plan_job, versions
+        job_module.plan_job, runner.package_versions = plan_job, versions
         accountant.pld_epsilon, accountant.rdp_epsilon = pld, rdp
 
 
