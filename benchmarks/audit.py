@@ -1,4 +1,4 @@
-"""End-to-end privacy audit of the recipes (synthpriv.audit): the real job run ``--runs`` times on
+"""End-to-end privacy audit of the recipes (synthpriv.evaluation.audit): the real job run ``--runs`` times on
 D and on D' = D + one canary, black-box and white-box ε lower bounds at 90 % confidence.
 
     .venv/bin/python benchmarks/audit.py --recipes independent,mst,aim --epsilons 1,4 --runs 2000
@@ -17,7 +17,7 @@ import logging
 import sys
 from pathlib import Path
 
-from synthpriv.audit import RECIPES, AuditSetting, run_audit
+from synthpriv.evaluation.audit import RECIPES, AuditSetting, run_audit
 
 OPTIONS = {
     "plain": {},

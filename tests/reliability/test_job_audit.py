@@ -1,4 +1,4 @@
-"""End-to-end audits of the real job (synthpriv.audit) and the planted bugs they must catch.
+"""End-to-end audits of the real job (synthpriv.evaluation.audit) and the planted bugs they must catch.
 
 Each mutation test passes only when the audit's ε lower bound (90 % confidence) exceeds the ε the
 ledger claims; each control runs the same audit un-mutated and must stay at or below it. The bugs
@@ -16,9 +16,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from synthpriv import runner
-from synthpriv.audit import AuditSetting, black_box_score, run_audit
+from synthpriv import job as job_module
 from synthpriv.evaluation.attack_metrics import epsilon_lower_bound
+from synthpriv.evaluation.audit import AuditSetting, black_box_score, run_audit
 from synthpriv.marginals import measurement
 from synthpriv.privacy.randomness import RandomSource
 
@@ -136,7 +136,7 @@ def test_every_recipe_and_option_stays_below_the_ledger(setting: AuditSetting) -
 
 def fixed_size_hold_back(job, real, source: RandomSource):
     """The old split: keep exactly round((1 − f)·n) rows, chosen at random."""
-    if not runner.holds_back(job):
+    if not job_module.holds_back(job):
         return real, None
     fraction = job.config.evaluation.holdout_fraction
     keep = round((1 - fraction) * len(real))
@@ -188,7 +188,7 @@ def skip_clipping(monkeypatch) -> None:
 
 
 def fix_the_split_size(monkeypatch) -> None:
-    monkeypatch.setattr(runner, "hold_back", fixed_size_hold_back)
+    monkeypatch.setattr(job_module, "hold_back", fixed_size_hold_back)
 
 
 SLOW_MUTATIONS = {
