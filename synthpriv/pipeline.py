@@ -64,6 +64,7 @@ def plan_job(job: Job) -> tuple[Plan, list[tuple[Stage, float]]]:
     context = plan_context(job)
     recipe = load_recipe(job.config.pipeline.recipe, job.base_dir)
     stages = with_domain_step(job, context, build_stages(job, recipe, context))
+    check_engine(job, recipe.name, [stage for stage, _ in stages])
     budget = job.config.budget
     try:
         plan = make_plan(stages, budget.epsilon, budget.delta, budget.neighbouring)
@@ -75,6 +76,20 @@ def plan_job(job: Job) -> tuple[Plan, list[tuple[Stage, float]]]:
             "independent, dpsgd)."
         ) from None
     return plan, stages
+
+
+def check_engine(job: Job, recipe: str, stages: list[Stage]) -> None:
+    """Refuse, before any data is read, a recipe whose stages the configured engine cannot
+    serve: the 'dask' engine returns counts only, so a stage that trains on rows fails there."""
+    if job.config.data.engine != "dask":
+        return
+    needing = [stage.name for stage in stages if stage.needs_rows]
+    if needing:
+        raise ConfigError(
+            f"{job.source}: recipe '{recipe}' has stage(s) {needing}, which train on the rows; "
+            "the 'dask' engine keeps rows on its workers (only counts come back). Use "
+            "data.engine: local with this recipe, or a marginal recipe (aim, mst, independent)."
+        )
 
 
 def resolve_domain(

@@ -89,6 +89,9 @@ class Stage(ABC):
     name: ClassVar[str]
     Options: ClassVar[type[StageOptions]] = StageOptions
     spends_budget: ClassVar[bool] = True
+    # Contract checked when the job is planned: True for a stage that reads the encoded rows
+    # themselves (not only counts), which an engine that keeps rows on its workers cannot give.
+    needs_rows: ClassVar[bool] = False
 
     def __init__(self, options: dict[str, Any], context: PlanContext, source: str) -> None:
         try:

@@ -293,3 +293,22 @@ def test_every_declared_stage_module_registers_its_stage() -> None:
     with pytest.raises(KeyError):
         STAGES["nonsense"]
     assert re.fullmatch(r"[a-z.]+", STAGE_MODULES["generator"])
+
+
+# ------------------------------------------------------------------ stage contracts at plan time
+
+
+@pytest.mark.parametrize("recipe", ["dpsgd", "hybrid"])
+def test_a_recipe_that_trains_on_rows_is_refused_with_the_dask_engine_before_reading(
+    tmp_path: Path, capsys, recipe: str
+) -> None:
+    """The generator stage needs the rows, which the dask engine never returns: the plan says
+    so, naming the stage and the fix, and nothing is read (the data file does not even exist)."""
+    config = _edit(write_tiny_job(tmp_path), data={"engine": "dask"}, pipeline={"recipe": recipe})
+    (tmp_path / "train.csv").unlink()
+    assert main(["plan", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert "['generator']" in err and "data.engine: local" in err
+    for marginal in ("aim", "mst", "independent"):  # counts are all these need: planned fine
+        _edit(config, pipeline={"recipe": marginal})
+        plan_job(load_job(config))

@@ -87,6 +87,7 @@ class GeneratorStage(Stage):
     """DP-SGD autoregressive generator (see the module docstring)."""
 
     name = "generator"
+    needs_rows = True  # trains on the encoded rows: refused with the dask engine at plan time
     Options = GeneratorOptions
 
     @property
