@@ -16,6 +16,17 @@ only one of the two tables holds is the δ part (``selection_delta``), a Thresho
   one is the Gaussian mechanism above, and differs from the real one only when a count-0 value
   passes, with probability P(Z ≥ T) on either side; moving across costs
   δ = (1 + e^ε) · P(Z ≥ T), with ε the job's target ε (the reported ε is never above it).
+
+Why this composes (checked a second time, 2026-11-23). Let M̃ be the whole job with this step
+replaced by the noisy histogram over the union U of both tables' values. The later stages read
+only this step's output, so the whole transcript of M differs from M̃'s in total variation by at
+most the chance that this step differs: P(Z ≥ T) on each side (each side has at most one count-0
+value in U, per column; a row holds one value per column, so the δ adds over columns, one
+ThresholdEvent each). M̃ is what the ledger accounts: (ε, δ_rest)-DP with the Gaussian at L2
+sensitivity √2. Then P[M(D) ∈ S] ≤ P[M̃(D) ∈ S] + p ≤ e^ε (P[M(D') ∈ S] + p) + δ_rest + p, which is
+δ_rest + (1 + e^ε)·p. Under add/remove the direct coupling is tighter: the tables share every
+count but the new value's, so the step is (0, P(Z ≥ T − 1)) for such a pair and the Gaussian event
+the ledger also charges only over-counts it.
 """
 
 from __future__ import annotations

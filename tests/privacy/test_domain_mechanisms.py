@@ -195,3 +195,56 @@ def test_threshold_delta_is_taken_out_of_the_job_delta() -> None:
     assert math.isinf(rdp_epsilon(events + [ThresholdEvent(delta)], delta, "add_remove"))
     with pytest.raises(ValueError):
         Ledger().record(ThresholdEvent(0.0))
+
+
+def _kept_set_distribution(counts: dict[str, int], universe: list[str], sigma: float,
+                           threshold: int) -> dict[frozenset[str], float]:
+    """Exact distribution of the released set: each present value kept independently with
+    probability P(count + Z ≥ T); an absent value is never kept."""
+    keep = {v: (_tail_exact(sigma, threshold - counts[v]) if counts.get(v, 0) > 0 else 0.0)
+            for v in universe}
+    distribution = {}
+    for chosen in itertools.product([False, True], repeat=len(universe)):
+        p = math.prod(keep[v] if c else 1 - keep[v] for v, c in zip(universe, chosen, strict=True))
+        distribution[frozenset(v for v, c in zip(universe, chosen, strict=True) if c)] = p
+    return distribution
+
+
+def _hockey_stick(p: dict, q: dict, epsilon: float) -> float:
+    """δ(ε) = Σ_S max(0, P(S) − e^ε Q(S)): the smallest δ for which the pair is (ε, δ)-close."""
+    return math.fsum(max(0.0, p[s] - math.exp(epsilon) * q.get(s, 0.0)) for s in p)
+
+
+def _gaussian_delta_shift(sigma: float, epsilon: float) -> float:
+    """δ(ε) of the discrete Gaussian N_Z(0, σ²)² against the same shifted by (1, −1) (the
+    histogram of a replaced row, L2 sensitivity √2), summed exactly over the lattice."""
+    support = np.arange(-int(40 * sigma) - 3, int(40 * sigma) + 4)
+    pmf = np.exp(-(support.astype(float) ** 2) / (2 * sigma**2))
+    pmf /= pmf.sum()
+    shifted_up, shifted_down = np.roll(pmf, 1), np.roll(pmf, -1)  # pmf of Z+1, Z−1
+    joint_p = np.outer(pmf, pmf)
+    joint_q = np.outer(shifted_up, shifted_down)
+    return float(np.maximum(0.0, joint_p - math.exp(epsilon) * joint_q).sum())
+
+
+@pytest.mark.parametrize("before, after", [
+    ({"a": 1, "c": 3}, {"b": 1, "c": 3}),          # a vanishes, b appears
+    ({"a": 2, "c": 3}, {"a": 1, "b": 1, "c": 3}),  # only b appears
+    ({"a": 1, "b": 2}, {"b": 3}),                  # only a vanishes
+])
+def test_replace_one_selection_delta_bounds_the_exact_divergence(before, after) -> None:
+    """Replace-one partition selection against the definition: for neighbouring tables whose
+    supports differ, the exact δ(ε) between the released-set distributions (both directions) is
+    at most the Gaussian's own δ(ε) at sensitivity √2 plus the ThresholdEvent's (1 + e^ε)·P(Z ≥ T)
+    — the bound the ledger reports (module docstring). It would fail if the factor were dropped
+    to P(Z ≥ T): the first pair alone leaks about P(Z ≥ T − 1)."""
+    sigma, threshold, epsilon = 2.0, 3, 1.0  # small σ and T: the threshold term dominates
+    universe = sorted(set(before) | set(after))
+    p = _kept_set_distribution(before, universe, sigma, threshold)
+    q = _kept_set_distribution(after, universe, sigma, threshold)
+    bound = (_gaussian_delta_shift(sigma, epsilon)
+             + selection_delta(sigma, threshold, "replace_one", epsilon))
+    exact = max(_hockey_stick(p, q, epsilon), _hockey_stick(q, p, epsilon))
+    assert 0 < exact <= bound
+    if before == {"a": 1, "c": 3}:
+        assert exact > _gaussian_delta_shift(sigma, epsilon) + _tail_exact(sigma, threshold)
