@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import time
@@ -75,8 +76,9 @@ def prepare(rows: int, out: Path) -> dict:
     timing = folder / "synthesis.json"
     if not (release / "synthetic.csv").exists() or not timing.exists():
         start = time.perf_counter()
-        subprocess.run([str(ROOT / ".venv" / "bin" / "synthpriv"), "run", str(config_path),
-                        "--out", str(release), "--force", "--no-evaluation"], check=True)
+        subprocess.run([sys.executable, "-m", "synthpriv.cli", "run", str(config_path),
+                        "--out", str(release), "--force", "--no-evaluation"], check=True,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
         timing.write_text(json.dumps({"seconds": time.perf_counter() - start}))
     return {"config": config_path, "release": release,
             "synthesis_seconds": json.loads(timing.read_text())["seconds"]}

@@ -34,15 +34,22 @@ tables (``shadow.records``) and is not sampled here.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+
+from synthpriv.chunks import iter_raw, parse_rows
+from synthpriv.schema import Schema
+from synthpriv.table import no_rows_error, parse_chunk
 
 Part = Literal["marginals", "association", "tstr", "quality_report", "attacks"]
 TableName = Literal["real", "synthetic", "holdout"]
-_STREAMS: dict[str, int] = {"real": 1, "synthetic": 2, "holdout": 3}
+STREAMS: dict[str, int] = {"real": 1, "synthetic": 2, "holdout": 3}
 WHAT: dict[str, str] = {
     "marginals": "TVD of 1-, 2- and 3-way marginals and per-column fidelity",
     "association": "association matrices",
@@ -87,36 +94,198 @@ class SampleSizes:
         return None if any(s is None for s in sizes) else max(sizes)
 
 
+def row_keys(rows: int, seed: int, stream: int) -> np.ndarray:
+    """The random keys of the ``rows`` rows of table ``stream``: i.i.d. Uniform[0, 1) from a
+    generator seeded by (seed, stream). The generator's doubles come in row order, so keys drawn
+    chunk by chunk (``Reservoir``) equal keys drawn at once."""
+    return np.random.default_rng([seed, stream]).random(rows)
+
+
+def smallest(keys: np.ndarray, size: int | None) -> np.ndarray:
+    """Positions of the ``size`` smallest ``keys`` (all if None), smallest first: the rows of a
+    uniform random sample without replacement, in a uniform random order."""
+    if size is not None and size < len(keys):
+        kept = np.argpartition(keys, size - 1)[:size]
+        return kept[np.argsort(keys[kept], kind="stable")]
+    return np.argsort(keys, kind="stable")
+
+
+class Reservoir:
+    """A seeded uniform random sample without replacement of at most ``size`` rows of a table
+    streamed in chunks (pyarrow tables of text cells), held in memory as at most about twice
+    ``size`` rows whatever the table's length.
+
+    Every row gets an i.i.d. Uniform[0, 1) key (``row_keys``) and the sample is the ``size`` rows
+    with the smallest keys. The keys' order is a uniform random permutation of the rows, so the
+    sample is exactly uniform over the subsets of ``size`` rows, and, sorted by key, its first
+    ``m`` rows are a uniform sample of ``m`` rows (the parts' nested samples). A row whose key is
+    above the ``size``-th smallest key seen so far can never enter the sample and is dropped at
+    once; the rest is cut back to ``size`` rows when it reaches twice that.
+    """
+
+    def __init__(self, size: int | None, seed: int, stream: int) -> None:
+        self.size = size
+        self.rng = np.random.default_rng([seed, stream])  # the same doubles as row_keys
+        self.seen = 0
+        self._tables: list[pa.Table] = []
+        self._keys = np.empty(0)
+        self._positions = np.empty(0, dtype=np.int64)
+        self._threshold = np.inf
+
+    def add(self, chunk: pa.Table) -> None:
+        """The next ``chunk`` of rows of the table."""
+        keys = self.rng.random(chunk.num_rows)
+        keep = keys < self._threshold
+        if keep.any():
+            self._tables.append(chunk.filter(pa.array(keep)))
+            self._keys = np.concatenate([self._keys, keys[keep]])
+            self._positions = np.concatenate([self._positions, self.seen + np.flatnonzero(keep)])
+        self.seen += chunk.num_rows
+        if self.size is not None and len(self._keys) >= 2 * self.size:
+            self._cut(smallest(self._keys, self.size))
+
+    def _cut(self, order: np.ndarray) -> None:
+        table = pa.concat_tables(self._tables).take(pa.array(order))
+        self._tables, self._keys, self._positions = [table], self._keys[order], self._positions[order]
+        if self.size is not None and len(order) >= self.size:
+            self._threshold = float(self._keys.max())
+
+    def sample(self) -> tuple[pa.Table, np.ndarray]:
+        """The sample's rows, smallest key first, and their 0-based positions in the table."""
+        self._cut(smallest(self._keys, self.size))
+        return self._tables[0], self._positions
+
+
+def compact(frame: pd.DataFrame) -> pd.DataFrame:
+    """Text columns as pandas ``category`` (one code per cell instead of a Python string)."""
+    text = [c for c in frame.columns if frame[c].dtype == object]
+    return frame.astype(dict.fromkeys(text, "category")) if text else frame
+
+
+@dataclass
+class Sample:
+    """A table as the evaluation holds it: ``rows``, a uniform random sample of it (every row
+    when the table is no larger than the sample) in random order, indexed by row position; and
+    ``total``, the table's exact number of rows."""
+
+    rows: pd.DataFrame
+    total: int
+
+    @property
+    def whole(self) -> bool:
+        return len(self.rows) == self.total
+
+
+def sample_frame(table: pd.DataFrame, size: int | None, seed: int, stream: int) -> Sample:
+    """The ``Sample`` of an in-memory table: the same rows ``Reservoir`` keeps when the table is
+    streamed (the same keys)."""
+    order = smallest(row_keys(len(table), seed, stream), size)
+    rows = table.iloc[order]
+    rows.index = pd.RangeIndex(len(table))[order]
+    return Sample(compact(rows), len(table))
+
+
+def sample_file(
+    path: str | Path, schema: Schema, size: int | None, seed: int, stream: int,
+    tally: Callable[[pd.DataFrame], None] | None = None, chunk_rows: int | None = None,
+) -> Sample:
+    """The ``Sample`` of the table at ``path`` (CSV or Parquet), streamed: memory holds one
+    chunk and the reservoir. Only the sampled rows are parsed and checked (``parse_rows``),
+    unless ``tally`` is given: then every chunk is parsed and checked and passed to ``tally``
+    (for figures counted exactly over every row)."""
+    reservoir = Reservoir(size, seed, stream)
+    for chunk in iter_raw(path, schema, chunk_rows):
+        if tally is not None:
+            frame = chunk.to_pandas()
+            frame.index = pd.RangeIndex(reservoir.seen, reservoir.seen + len(frame))
+            tally(parse_chunk(frame, schema, Path(path), first_row=reservoir.seen + 1))
+        reservoir.add(chunk)
+    if reservoir.seen == 0:
+        raise no_rows_error(Path(path))
+    raw, positions = reservoir.sample()
+    return Sample(compact(parse_rows(raw, positions, schema, path)), reservoir.seen)
+
+
+Source = pd.DataFrame | str | Path
+
+
+def sample_tables(
+    sources: dict[str, Source | None], schema: Schema | None, sizes: SampleSizes,
+    tally: Callable[[str, pd.DataFrame], None] | None = None,
+) -> TableSamples:
+    """Each table (in memory, or a CSV/Parquet file streamed and checked against ``schema``)
+    sampled to ``sizes.largest()`` rows, seeded by ``sizes.seed`` and the table's name.
+    ``tally(name, rows)`` (optional) sees every row of every table once, in chunks for a file,
+    whole for a table in memory: for figures counted exactly."""
+    samples = {}
+    for name, source in sources.items():
+        if source is None:
+            continue
+        stream = STREAMS.get(name, 0)
+        if isinstance(source, pd.DataFrame):
+            if tally is not None:
+                tally(name, source)
+            samples[name] = sample_frame(source, sizes.largest(), sizes.seed, stream)
+        else:
+            if schema is None:
+                raise ValueError(f"table '{name}' is a file: a schema is needed to read it")
+            counted = None if tally is None else (lambda rows, name=name: tally(name, rows))
+            samples[name] = sample_file(source, schema, sizes.largest(), sizes.seed, stream,
+                                        counted)
+    return TableSamples.of(samples, sizes)
+
+
 class TableSamples:
-    """One seeded random order per table, cut to each part's size; remembers what was cut."""
+    """Each table's ``Sample`` (at most the largest part's size), cut to each part's size;
+    remembers what was cut."""
 
     def __init__(self, tables: dict[str, pd.DataFrame | None], sizes: SampleSizes) -> None:
+        """From tables held in memory (each sampled by ``sample_frame``)."""
         self.sizes = sizes
-        self.full: dict[str, pd.DataFrame] = {k: v for k, v in tables.items() if v is not None}
-        self._ordered: dict[str, pd.DataFrame] = {}
+        self.samples = {
+            name: sample_frame(table, sizes.largest(), sizes.seed, STREAMS.get(name, 0))
+            for name, table in tables.items() if table is not None
+        }
         self.used: dict[str, dict[str, dict[str, int]]] = {}
-        cap = sizes.largest()
-        cut = [getattr(sizes, part) for part in sizes.parts() if getattr(sizes, part) is not None]
-        for name, table in self.full.items():
-            # a table some part cuts is ordered, as far as the largest part reads (all of it when
-            # that part is larger than the table, or reads every row)
-            if cut and len(table) > min(cut):
-                size = len(table) if cap is None else min(cap, len(table))
-                rng = np.random.default_rng([sizes.seed, _STREAMS.get(name, 0)])
-                order = rng.choice(len(table), size=size, replace=False)
-                self._ordered[name] = table.iloc[order]
+        self._whole: dict[str, pd.DataFrame] = {}
+
+    @classmethod
+    def of(cls, samples: dict[str, Sample], sizes: SampleSizes) -> TableSamples:
+        """From samples already drawn (``sample_file``, ``sample_frame``) with ``sizes.largest()``
+        rows at most."""
+        made = cls({}, sizes)
+        made.samples = dict(samples)
+        return made
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.samples
+
+    def total(self, name: str) -> int:
+        """The exact number of rows of table ``name``."""
+        return self.samples[name].total
+
+    def largest(self, name: str) -> pd.DataFrame:
+        """Every row held of table ``name`` (the largest part's sample), not counted as read."""
+        sample = self.samples[name]
+        return self._in_order(name) if sample.whole else sample.rows
+
+    def _in_order(self, name: str) -> pd.DataFrame:
+        if name not in self._whole:
+            self._whole[name] = self.samples[name].rows.sort_index()
+        return self._whole[name]
 
     def rows(self, name: str, part: Part) -> pd.DataFrame:
-        """Table ``name`` as part ``part`` reads it: whole, or its first ``size`` sampled rows."""
-        table = self.full[name]
+        """Table ``name`` as part ``part`` reads it: whole (in its own row order), or its first
+        ``size`` sampled rows."""
+        sample = self.samples[name]
         size = getattr(self.sizes, part)
-        if size is None or len(table) <= size:
-            return table
-        self.used.setdefault(part, {})[name] = {"rows": size, "of": len(table)}
-        if name not in self._ordered:  # another part reads every row (no common cap): order all
-            rng = np.random.default_rng([self.sizes.seed, _STREAMS.get(name, 0)])
-            self._ordered[name] = table.iloc[rng.permutation(len(table))]
-        return self._ordered[name].iloc[:size]
+        if size is None or sample.total <= size:
+            if not sample.whole:
+                raise ValueError(f"part {part} reads every row of {name}, but only "
+                                 f"{len(sample.rows):,} of {sample.total:,} were kept")
+            return self._in_order(name)
+        self.used.setdefault(part, {})[name] = {"rows": size, "of": sample.total}
+        return sample.rows.iloc[:size]
 
     def summary(self) -> dict[str, Any]:
         """For ``report["data"]["sampled"]``: the seed, every part's size, and what each part

@@ -8,12 +8,17 @@ import re
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
+from scipy import stats
 
+from synthpriv.chunks import read_input
 from synthpriv.config import EvaluationConfig
+from synthpriv.errors import DataError
 from synthpriv.evaluation import sampling
-from synthpriv.evaluation.evaluate import default_sizes, evaluate_tables
+from synthpriv.evaluation.evaluate import default_sizes, evaluate_sources, evaluate_tables
 from synthpriv.evaluation.sampling import SampleSizes, TableSamples
+from synthpriv.schema import load_schema
 
 SMALL = SampleSizes(marginals=900, association=600, tstr=700, quality_report=300, attacks=400,
                     seed=3)
@@ -146,3 +151,102 @@ def test_a_part_sampled_while_another_reads_every_row() -> None:
     samples = TableSamples({"real": table}, SampleSizes(None, None, None, 10, None))
     assert len(samples.rows("real", "quality_report")) == 10
     assert len(samples.rows("real", "marginals")) == 50
+
+
+# --------------------------------------------------------------------------- streamed samples
+
+
+def reservoir_positions(n: int, size: int, seed: int, chunk: int) -> np.ndarray:
+    """The positions ``Reservoir`` keeps of an ``n``-row table fed in ``chunk``-row chunks."""
+    reservoir = sampling.Reservoir(size, seed, stream=1)
+    table = pa.table({"v": np.arange(n)})
+    for start in range(0, n, chunk):
+        reservoir.add(table.slice(start, chunk))
+    rows, positions = reservoir.sample()
+    assert rows.column("v").to_pylist() == positions.tolist()  # rows and positions agree
+    return positions
+
+
+def test_the_reservoir_is_uniform_over_subsets():
+    """Uniform without replacement means every one of the C(6, 2) = 15 pairs equally likely.
+    3,000 seeded draws (chunks of 2 rows, so rows cross chunks and the cut), then Pearson's
+    chi-square against 200 per pair: under uniformity the statistic is chi-square with 14
+    degrees of freedom, above 36.1 with probability 0.001."""
+    counts: dict[tuple[int, ...], int] = {}
+    for seed in range(3000):
+        pair = tuple(sorted(reservoir_positions(6, 2, seed, chunk=2).tolist()))
+        counts[pair] = counts.get(pair, 0) + 1
+    assert len(counts) == 15
+    observed = np.array(list(counts.values()))
+    assert stats.chisquare(observed).statistic < stats.chi2.ppf(0.999, 14)
+
+
+def test_the_reservoir_is_uniform_over_the_stream_and_its_prefixes_too():
+    """10,000 of 200,000 rows streamed in chunks of 7,000: each twentieth of the stream holds
+    hypergeometric(200,000, 10,000, 10,000) rows of the sample (mean 500); chi-square with 19
+    degrees of freedom below its 0.999 quantile (43.8), for the sample and for its first 1,000
+    rows (the nested sample a smaller part reads; mean 50 per twentieth)."""
+    positions = reservoir_positions(200_000, 10_000, seed=5, chunk=7_000)
+    assert len(np.unique(positions)) == 10_000
+    for kept in (positions, positions[:1000]):
+        per_twentieth = np.bincount(kept // 10_000, minlength=20)
+        assert stats.chisquare(per_twentieth).statistic < stats.chi2.ppf(0.999, 19)
+
+
+def test_the_reservoir_keeps_the_same_rows_however_the_table_is_chunked():
+    whole = reservoir_positions(5000, 300, seed=2, chunk=5000)
+    for chunk in (1, 64, 999):
+        assert reservoir_positions(5000, 300, seed=2, chunk=chunk).tolist() == whole.tolist()
+    # and the in-memory sampler draws the same keys, so it keeps the same rows
+    frame = pd.DataFrame({"v": np.arange(5000)})
+    in_memory = sampling.sample_frame(frame, 300, seed=2, stream=1).rows
+    assert in_memory["v"].tolist() == whole.tolist()
+    assert in_memory.index.tolist() == whole.tolist()
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory, tables) -> dict:
+    """The three tables as CSV files, with a schema."""
+    folder = tmp_path_factory.mktemp("streamed")
+    paths = {}
+    for name, frame in zip(("real", "synthetic", "holdout"), tables, strict=True):
+        paths[name] = folder / f"{name}.csv"
+        frame.to_csv(paths[name], index=False)
+    (folder / "schema.yaml").write_text(
+        "columns:\n"
+        "  - {name: x, kind: continuous, lower: -6, upper: 6}\n"
+        "  - {name: c, kind: categorical, categories: [a, b, c]}\n"
+        "  - {name: k, kind: integer, lower: 0, upper: 4}\n"
+        "  - {name: y, kind: categorical, categories: ['no', 'yes']}\n"
+    )
+    return {"paths": paths, "schema": load_schema(folder / "schema.yaml")}
+
+
+def test_a_streamed_file_gives_the_rows_and_the_report_of_the_table_read_whole(files):
+    """Chunked reading (7-row chunks, only sampled rows parsed) equals reading the file whole."""
+    schema, path = files["schema"], files["paths"]["real"]
+    whole = read_input(path, schema)
+    streamed = sampling.sample_file(path, schema, 900, seed=3, stream=1, chunk_rows=7)
+    in_memory = sampling.sample_frame(whole, 900, seed=3, stream=1)
+    assert streamed.total == in_memory.total == 3000
+    pd.testing.assert_frame_equal(streamed.rows, in_memory.rows)
+    assert isinstance(streamed.rows["c"].dtype, pd.CategoricalDtype)  # not object columns
+    from_files = evaluate_sources(files["paths"], schema, numeric_columns=["x", "k"],
+                                  settings=settings(), sizes=SMALL, progress=False)
+    frames = {name: read_input(p, schema) for name, p in files["paths"].items()}
+    from_frames = evaluate(frames["real"], frames["synthetic"], frames["holdout"])
+    assert figures(from_files) == figures(from_frames)
+    assert from_files["data"]["sampled"] == from_frames["data"]["sampled"]
+    assert from_files["data"]["rows_real"] == 3000
+
+
+def test_a_defect_in_a_sampled_row_names_the_row_as_a_whole_read_would(tmp_path, files):
+    lines = files["paths"]["real"].read_text().splitlines()
+    lines[5] = lines[5].replace(",a,", ",z,").replace(",b,", ",z,").replace(",c,", ",z,")
+    bad = tmp_path / "bad.csv"
+    bad.write_text("\n".join(lines) + "\n")
+    with pytest.raises(DataError) as whole:
+        read_input(bad, files["schema"])
+    with pytest.raises(DataError) as streamed:
+        sampling.sample_file(bad, files["schema"], None, seed=0, stream=1, chunk_rows=100)
+    assert str(streamed.value) == str(whole.value) and "row 5" in str(whole.value)
