@@ -85,47 +85,34 @@ def prepare(rows: int, out: Path) -> dict:
 
 
 def child(config: Path, release: Path, mode: str) -> dict:
-    """Read the tables, then run and measure ``evaluate_tables`` once (in this process)."""
+    """Run and measure the evaluation step of ``synthpriv run`` (``evaluate_job``) on the landed
+    release, in this fresh process: it streams the input, the holdout and synthetic.csv."""
     from synthpriv.config import load_job
-    from synthpriv.evaluation.evaluate import Claim, evaluate_tables
+    from synthpriv.evaluation import evaluate as evaluate_module
+    from synthpriv.evaluation.job import evaluate_job
     from synthpriv.evaluation.sampling import SampleSizes
-    from synthpriv.table import read_table
+    from synthpriv.job import RunResult
 
     job = load_job(config)
+    if mode == "full":  # every part reads every row: the behaviour before sampling
+        evaluate_module.default_sizes = lambda settings: SampleSizes.disabled(settings.attack_seed)
+    manifest = json.loads((release / "manifest.json").read_text())
+    result = RunResult(release, None, None, manifest, job, manifest["records"]["released"])
     start = time.perf_counter()
-    tables = {}
-    for name, path in (("real", job.data_path), ("synthetic", release / "synthetic.csv"),
-                       ("holdout", job.holdout_path)):
-        cached = config.parent / f"{name}.pkl"  # read_table takes minutes at 10^6 rows
-        if cached.exists():
-            tables[name] = pd.read_pickle(cached)
-        else:
-            tables[name] = read_table(path, job.schema)
-            tables[name].to_pickle(cached)
-    real, synthetic, holdout = tables["real"], tables["synthetic"], tables["holdout"]
-    read_seconds = time.perf_counter() - start
-    guarantee = json.loads((release / "manifest.json").read_text())["guarantee"]
-    claim = Claim(guarantee["epsilon"], guarantee["delta"], guarantee["neighbouring"], "manifest")
-    sizes = SampleSizes(seed=job.config.evaluation.attack_seed) if mode == "sampled" else (
-        SampleSizes.disabled())
-    loaded = vm_rss()
-    Path("/proc/self/clear_refs").write_text("5")  # VmHWM := VmRSS, the evaluation's own peak
-    start = time.perf_counter()
-    report = evaluate_tables(
-        real, synthetic, numeric_columns=job.schema.numeric_names, settings=job.config.evaluation,
-        holdout=holdout, holdout_source="data.holdout", claim=claim, progress=False, sizes=sizes,
-    )
+    report = evaluate_job(job, result, progress=False).report
     seconds = time.perf_counter() - start
     privacy = report.get("privacy", {})
     parts = {"utility": report["utility"]["seconds"],
              "attacks_release": privacy.get("release", {}).get("seconds"),
-             "anonymeter": privacy.get("anonymeter", {}).get("seconds")}
+             "anonymeter": privacy.get("anonymeter", {}).get("seconds"),
+             "marginal_attack": privacy.get("marginal_attack", {}).get("seconds")}
     for name, control in privacy.get("controls", {}).items():
         parts[f"control_{name}"] = control.get("seconds", 0) + control.get("generator_seconds", 0)
+    parts["read_and_sample"] = report["data"].get("read_seconds")
     gb = report["utility"]["ml_efficacy"]["models"]["gradient_boosting"]
     return {
-        "rows": len(real), "rows_synthetic": len(synthetic), "rows_holdout": len(holdout),
-        "mode": mode, "read_seconds": read_seconds, "rss_tables_mib": loaded / 2**20,
+        "rows": report["data"]["rows_real"], "rows_synthetic": report["data"]["rows_synthetic"],
+        "rows_holdout": report["data"]["rows_holdout"], "mode": mode,
         "evaluation_seconds": seconds, "peak_rss_mib": high_water_mark() / 2**20, "parts": parts,
         "tvd": {k: report["utility"]["marginals"][k]["mean"] for k in ("1-way", "2-way", "3-way")},
         "tstr_auc": gb["tstr"]["auc"], "trtr_auc": gb["trtr"]["auc"],
@@ -138,13 +125,13 @@ def child(config: Path, release: Path, mode: str) -> dict:
 def table(rows: list[dict]) -> str:
     """The runs as a Markdown table."""
     lines = ["| rows | mode | synthesis s | evaluation s | eval / synthesis | peak RSS MiB "
-             "(tables resident) | TVD 2-way | TSTR AUC | worst attack AUC |",
+             "| TVD 2-way | TSTR AUC | worst attack AUC |",
              "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(
             f"| {r['rows']:,} | {r['mode']} | {r['synthesis_seconds']:.0f} | "
             f"{r['evaluation_seconds']:.0f} | {r['evaluation_seconds'] / r['synthesis_seconds']:.2f} | "
-            f"{r['peak_rss_mib']:.0f} ({r['rss_tables_mib']:.0f}) | {r['tvd']['2-way']:.4f} | "
+            f"{r['peak_rss_mib']:,.0f} | {r['tvd']['2-way']:.4f} | "
             f"{r['tstr_auc']:.4f} | {r['worst_attack_auc']:.3f} |")
     return "\n".join(lines)
 

@@ -11,6 +11,7 @@ claims. An empirical bound above the claim is impossible for a correct mechanism
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -112,6 +113,24 @@ def _attack_suite(
     return result
 
 
+def cache_anonymeter_kernels() -> None:
+    """Keep anonymeter's numba kernels (its Gower-distance nearest neighbours) compiled on disk,
+    as ``@jit(cache=True)`` would: numba compiled them anew in every process, the largest part of
+    anonymeter's time on a sampled evaluation (measured in benchmarks/README.md, "Evaluation at
+    scale"). numba recompiles when the source or the machine changes. A no-op if anonymeter
+    or its kernels are missing."""
+    try:
+        import anonymeter.evaluators  # noqa: F401  (imports the kernels' module without a cycle)
+        from anonymeter.neighbors import mixed_types_kneighbors as kernels
+    except Exception:
+        return
+    for name in ("gower_distance", "_nearest_neighbors"):
+        kernel = getattr(kernels, name, None)
+        if kernel is not None and hasattr(kernel, "enable_caching"):
+            with contextlib.suppress(Exception):
+                kernel.enable_caching()
+
+
 def evaluate_privacy(
     real: pd.DataFrame,
     synthetic: pd.DataFrame,
@@ -135,6 +154,7 @@ def evaluate_privacy(
     }
     if settings.anonymeter:
         start = time.perf_counter()
+        cache_anonymeter_kernels()
         try:
             privacy["anonymeter"] = anonymeter_risks(
                 real, synthetic, holdout, n_attacks=settings.anonymeter_attacks,
@@ -301,6 +321,7 @@ def evaluate_sources(
         if table in samples and list(samples.samples[table].rows.columns) != columns:
             samples.samples[table].rows = samples.samples[table].rows[columns]
     has_holdout = "holdout" in samples
+    read_seconds = time.perf_counter() - started
     report: dict[str, Any] = {
         "synthpriv_evaluation": 1,
         "name": name,
@@ -312,6 +333,7 @@ def evaluate_sources(
             "rows_real": samples.total("real"), "rows_synthetic": samples.total("synthetic"),
             "rows_holdout": samples.total("holdout") if has_holdout else None,
             "holdout_source": holdout_source, "numeric_columns": list(numeric_columns),
+            "read_seconds": read_seconds,
         },
         "settings": settings.model_dump(mode="json"),
         "notes": [],
@@ -349,7 +371,6 @@ def evaluate_sources(
             samples.rows("real", "attacks"), samples.rows("synthetic", "attacks"),
             samples.rows("holdout", "attacks"), numeric_columns=numeric_columns,
             settings=settings, claim=claim, shadow_generator=shadow_generator, progress=progress,
-            shadow_real=samples.largest("real"),
         )
     if holdout_source == "held back from the input":
         report["notes"].append(

@@ -16,7 +16,7 @@ part             default   what reads the sample
 ===============  ========  ===================================================================
 marginals        100,000   TVD of 1-, 2- and 3-way marginals; per-column fidelity
 association       50,000   association matrices (Pearson r, Cramér's V, correlation ratio)
-tstr              50,000   TRTR/TSTR training rows (real, synthetic) and holdout test rows
+tstr              20,000   TRTR/TSTR training rows (real, synthetic) and holdout test rows
 quality_report    20,000   SDMetrics QualityReport (real and synthetic)
 attacks           10,000   members (real), non-members (holdout), the synthetic rows attacked;
                            the positive controls are fitted on these members; anonymeter
@@ -50,6 +50,7 @@ from synthpriv.table import no_rows_error, parse_chunk
 Part = Literal["marginals", "association", "tstr", "quality_report", "attacks"]
 TableName = Literal["real", "synthetic", "holdout"]
 STREAMS: dict[str, int] = {"real": 1, "synthetic": 2, "holdout": 3}
+READ_BY: dict[str, tuple[str, ...]] = {"holdout": ("tstr", "attacks")}  # else: every part
 WHAT: dict[str, str] = {
     "marginals": "TVD of 1-, 2- and 3-way marginals and per-column fidelity",
     "association": "association matrices",
@@ -67,7 +68,7 @@ class SampleSizes:
 
     marginals: int | None = 100_000
     association: int | None = 50_000
-    tstr: int | None = 50_000
+    tstr: int | None = 20_000
     quality_report: int | None = 20_000
     attacks: int | None = 10_000
     seed: int = 0
@@ -88,9 +89,11 @@ class SampleSizes:
         """Every part reads every row (the behaviour before sampling; slow on large tables)."""
         return cls(None, None, None, None, None, seed)
 
-    def largest(self) -> int | None:
-        """The largest size over the parts (None if any part reads every row)."""
-        sizes = [getattr(self, part) for part in self.parts()]
+    def largest(self, table: str | None = None) -> int | None:
+        """The largest size over the parts that read ``table`` (default: over every part; None
+        if one of them reads every row): the rows of it the evaluation keeps."""
+        parts = self.parts() if table is None else READ_BY.get(table, self.parts())
+        sizes = [getattr(self, part) for part in parts]
         return None if any(s is None for s in sizes) else max(sizes)
 
 
@@ -162,6 +165,15 @@ def compact(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.astype(dict.fromkeys(text, "category")) if text else frame
 
 
+def _drop_unused_categories(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` without categories no row holds (a cut of a larger sample): readers such as
+    SDV's synthesizers fail on a category that never occurs."""
+    columns = [c for c in frame.columns if isinstance(frame[c].dtype, pd.CategoricalDtype)]
+    if not columns:
+        return frame
+    return frame.assign(**{c: frame[c].cat.remove_unused_categories() for c in columns})
+
+
 @dataclass
 class Sample:
     """A table as the evaluation holds it: ``rows``, a uniform random sample of it (every row
@@ -214,7 +226,7 @@ def sample_tables(
     tally: Callable[[str, pd.DataFrame], None] | None = None,
 ) -> TableSamples:
     """Each table (in memory, or a CSV/Parquet file streamed and checked against ``schema``)
-    sampled to ``sizes.largest()`` rows, seeded by ``sizes.seed`` and the table's name.
+    sampled to ``sizes.largest(name)`` rows, seeded by ``sizes.seed`` and the table's name.
     ``tally(name, rows)`` (optional) sees every row of every table once, in chunks for a file,
     whole for a table in memory: for figures counted exactly."""
     samples = {}
@@ -225,12 +237,12 @@ def sample_tables(
         if isinstance(source, pd.DataFrame):
             if tally is not None:
                 tally(name, source)
-            samples[name] = sample_frame(source, sizes.largest(), sizes.seed, stream)
+            samples[name] = sample_frame(source, sizes.largest(name), sizes.seed, stream)
         else:
             if schema is None:
                 raise ValueError(f"table '{name}' is a file: a schema is needed to read it")
             counted = None if tally is None else (lambda rows, name=name: tally(name, rows))
-            samples[name] = sample_file(source, schema, sizes.largest(), sizes.seed, stream,
+            samples[name] = sample_file(source, schema, sizes.largest(name), sizes.seed, stream,
                                         counted)
     return TableSamples.of(samples, sizes)
 
@@ -243,7 +255,7 @@ class TableSamples:
         """From tables held in memory (each sampled by ``sample_frame``)."""
         self.sizes = sizes
         self.samples = {
-            name: sample_frame(table, sizes.largest(), sizes.seed, STREAMS.get(name, 0))
+            name: sample_frame(table, sizes.largest(name), sizes.seed, STREAMS.get(name, 0))
             for name, table in tables.items() if table is not None
         }
         self.used: dict[str, dict[str, dict[str, int]]] = {}
@@ -251,8 +263,8 @@ class TableSamples:
 
     @classmethod
     def of(cls, samples: dict[str, Sample], sizes: SampleSizes) -> TableSamples:
-        """From samples already drawn (``sample_file``, ``sample_frame``) with ``sizes.largest()``
-        rows at most."""
+        """From samples already drawn (``sample_file``, ``sample_frame``) with
+        ``sizes.largest(name)`` rows at most."""
         made = cls({}, sizes)
         made.samples = dict(samples)
         return made
@@ -285,7 +297,7 @@ class TableSamples:
                                  f"{len(sample.rows):,} of {sample.total:,} were kept")
             return self._in_order(name)
         self.used.setdefault(part, {})[name] = {"rows": size, "of": sample.total}
-        return sample.rows.iloc[:size]
+        return _drop_unused_categories(sample.rows.iloc[:size])
 
     def summary(self) -> dict[str, Any]:
         """For ``report["data"]["sampled"]``: the seed, every part's size, and what each part

@@ -128,7 +128,7 @@ def test_a_table_between_the_smallest_and_the_largest_size_is_cut_where_needed(l
 def test_default_sizes_are_the_documented_ones():
     sizes = default_sizes(EvaluationConfig(attack_seed=7))
     assert sizes == SampleSizes(seed=7)
-    assert (sizes.marginals, sizes.tstr, sizes.attacks) == (100_000, 50_000, 10_000)
+    assert (sizes.marginals, sizes.tstr, sizes.attacks) == (100_000, 20_000, 10_000)
     doc = sampling.__doc__
     for part in SampleSizes.parts():
         line = re.search(rf"^{part}\s+([\d,]+)\s", doc, flags=re.MULTILINE)
@@ -250,3 +250,25 @@ def test_a_defect_in_a_sampled_row_names_the_row_as_a_whole_read_would(tmp_path,
     with pytest.raises(DataError) as streamed:
         sampling.sample_file(bad, files["schema"], None, seed=0, stream=1, chunk_rows=100)
     assert str(streamed.value) == str(whole.value) and "row 5" in str(whole.value)
+
+
+def test_the_holdout_is_kept_only_as_far_as_its_parts_read_it():
+    """The holdout serves TSTR and the attacks only: the evaluation keeps (and parses) no more
+    of it than the larger of those sizes, while the real table is kept to the marginals' size."""
+    sizes = SampleSizes(marginals=900, association=600, tstr=300, quality_report=200, attacks=400)
+    assert sizes.largest("holdout") == 400 and sizes.largest("real") == 900
+    frame = pd.DataFrame({"v": np.arange(2000)})
+    samples = TableSamples({"real": frame, "holdout": frame}, sizes)
+    assert len(samples.largest("holdout")) == 400 and len(samples.largest("real")) == 900
+
+
+def test_a_part_reads_only_the_categories_its_rows_hold():
+    """A cut of a larger sample drops the categories none of its rows holds (SDV's copula
+    control failed with KeyError on such a category)."""
+    frame = pd.DataFrame({"c": ["rare"] + ["common"] * 999})
+    sizes = SampleSizes(marginals=None, association=None, tstr=None, quality_report=None,
+                        attacks=10)
+    samples = TableSamples({"real": frame}, sizes)
+    cut = samples.rows("real", "attacks")
+    assert isinstance(cut["c"].dtype, pd.CategoricalDtype)
+    assert set(cut["c"].cat.categories) == set(cut["c"])
