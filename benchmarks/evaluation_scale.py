@@ -1,20 +1,21 @@
-"""Evaluation at scale: time and peak memory of ``evaluate_tables`` on a 10^6-row (or 10^7-row)
-Adult-shaped job, with the evaluation's row sampling on (the default) and off.
+"""Evaluation at scale: time and peak memory of the evaluation step of ``synthpriv run`` on a
+10^6-row (or 10^7-row) Adult-shaped job, beside the synthesis time of the same job.
 
-    .venv/bin/python benchmarks/evaluation_scale.py --rows 1e6 --out /tmp/evaluation-scale
-    .venv/bin/python benchmarks/evaluation_scale.py --rows 1e6,1e7 --modes sampled --out /tmp/evaluation-scale
+    nice -n 10 .venv/bin/python benchmarks/evaluation_scale.py --rows 1e6 --modes sampled
+    nice -n 10 .venv/bin/python benchmarks/evaluation_scale.py --rows 1e7 --modes sampled
 
 Per size: the training table is Adult's training rows drawn with replacement (seeded, numeric columns
 jittered within their public bounds: ``scale_benchmark.generate``), the holdout is Adult's test rows
 drawn with replacement (a quarter as many rows, another seed). An MST job (configs/adult-mst.yaml
-pointed at those files, δ = 1e-8, evaluation off) makes the release, timed as "synthesis". Then each
-mode runs in a fresh process that reads the three tables and calls ``evaluate_tables`` with the
-config's default evaluation settings (target income, attacks, identity and Gaussian-copula
-controls, anonymeter, SDMetrics quality report): "sampled" uses the default ``SampleSizes``, "full"
-passes ``SampleSizes.disabled()`` (every part reads every row, as before sampling existed). Peak
-RSS is the process's VmHWM, reset (``/proc/self/clear_refs``) after the tables are read, so it is
-the evaluation's own peak with the tables resident. One JSON line per run goes to
-``<out>/results.jsonl``; a table is printed at the end.
+pointed at those files, δ = 1e-8) makes the release with ``synthpriv run --no-evaluation``, timed
+as "synthesis" (process start to end; peak RSS from /usr/bin/time). Then each mode runs in a fresh
+process that calls ``evaluate_job`` (the evaluation step of ``synthpriv run``) on the landed
+release with the config's default evaluation settings (target income, attacks, identity and
+Gaussian-copula controls, anonymeter, SDMetrics quality report, the marginal attack): it streams
+the input, the holdout and synthetic.csv. "sampled" uses the default ``SampleSizes``; "full"
+makes every part read every row (the behaviour before sampling; hours at 10^6 rows). Peak RSS
+is the evaluation process's VmHWM: imports, the streamed tables and the evaluation, all of it.
+One JSON line per run goes to ``<out>/results.jsonl``; a table is printed at the end.
 """
 
 from __future__ import annotations
@@ -54,8 +55,10 @@ def holdout_csv(path: Path, rows: int, seed: int = 1) -> Path:
     return path
 
 
-def prepare(rows: int, out: Path) -> dict:
-    """Data, holdout and the MST release for ``rows`` rows (reused when already there)."""
+def prepare(rows: int, out: Path, resynthesise: bool = True) -> dict:
+    """Data, holdout and the MST release for ``rows`` rows: the data reused when already there,
+    the release made and timed again unless ``resynthesise`` is off and one exists (process
+    start to end of ``synthpriv run --no-evaluation``; peak RSS by /usr/bin/time)."""
     folder = out / f"rows-{rows}"
     folder.mkdir(parents=True, exist_ok=True)
     data = folder / "train.csv"
@@ -74,14 +77,18 @@ def prepare(rows: int, out: Path) -> dict:
     config_path.write_text(yaml.safe_dump(config, sort_keys=False))
     release = folder / "release"
     timing = folder / "synthesis.json"
-    if not (release / "synthetic.csv").exists() or not timing.exists():
+    if resynthesise or not (release / "synthetic.csv").exists() or not timing.exists():
+        peak = folder / "synthesis.time"
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "synthpriv.cli", "run", str(config_path),
-                        "--out", str(release), "--force", "--no-evaluation"], check=True,
+        subprocess.run(["/usr/bin/time", "-f", "%M", "-o", str(peak), sys.executable, "-m",
+                        "synthpriv.cli", "run", str(config_path), "--out", str(release),
+                        "--force", "--no-evaluation"], check=True,
                        env={**os.environ, "PYTHONPATH": str(ROOT)})
-        timing.write_text(json.dumps({"seconds": time.perf_counter() - start}))
-    return {"config": config_path, "release": release,
-            "synthesis_seconds": json.loads(timing.read_text())["seconds"]}
+        timing.write_text(json.dumps({"seconds": time.perf_counter() - start,
+                                      "peak_rss_mib": int(peak.read_text().split()[-1]) / 1024}))
+    timed = json.loads(timing.read_text())
+    return {"config": config_path, "release": release, "synthesis_seconds": timed["seconds"],
+            "synthesis_peak_rss_mib": timed.get("peak_rss_mib")}
 
 
 def child(config: Path, release: Path, mode: str) -> dict:
@@ -141,6 +148,8 @@ def main() -> None:
     parser.add_argument("--rows", default="1e6", help="comma-separated sizes, e.g. 1e6,1e7")
     parser.add_argument("--modes", default="sampled,full", help="sampled, full or both")
     parser.add_argument("--out", type=Path, default=Path("/tmp/evaluation-scale"))
+    parser.add_argument("--reuse-release", action="store_true",
+                        help="keep a release (and its timing) made by an earlier run")
     parser.add_argument("--child", nargs=3, metavar=("CONFIG", "RELEASE", "MODE"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -150,13 +159,14 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     results = []
     for rows in (int(float(r)) for r in args.rows.split(",")):
-        prepared = prepare(rows, args.out)
+        prepared = prepare(rows, args.out, resynthesise=not args.reuse_release)
         for mode in args.modes.split(","):
             done = subprocess.run(
                 [sys.executable, __file__, "--child", str(prepared["config"]),
                  str(prepared["release"]), mode], check=True, capture_output=True, text=True)
             result = {**json.loads(done.stdout.strip().splitlines()[-1]),
-                      "synthesis_seconds": prepared["synthesis_seconds"]}
+                      "synthesis_seconds": prepared["synthesis_seconds"],
+                      "synthesis_peak_rss_mib": prepared["synthesis_peak_rss_mib"]}
             results.append(result)
             with (args.out / "results.jsonl").open("a") as handle:
                 handle.write(json.dumps(result) + "\n")

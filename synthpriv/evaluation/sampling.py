@@ -3,11 +3,17 @@ number of rows of each table.
 
 Why: the evaluation's cost grows with the rows (models fitted on every row, nearest neighbours
 over every synthetic row, copulas fitted for the controls), while its figures settle long before
-10^6 rows. A part whose table has more rows than its size reads a uniform random sample of that
-many rows, drawn without replacement with a generator seeded by ``SampleSizes.seed`` (the
-config's ``attack_seed``), so a report is reproducible. Samples are nested: one random order per
-table, and a part of size k reads its first k rows, so every part reads the same rows as far as
-its size allows and only one sample per table is held in memory.
+10^6 rows. No table is held whole: a file is streamed in chunks (``synthpriv.chunks.iter_raw``)
+through a ``Reservoir`` that keeps a uniform random sample without replacement of the largest
+size any part reads of that table (the k rows with the smallest i.i.d. uniform keys, seeded by
+``SampleSizes.seed``, the config's ``attack_seed``, and the table's name), so a report is
+reproducible and memory does not grow with the table. Only the kept rows are parsed and checked;
+text columns are held as pandas ``category``. Counted exactly over every row: each table's rows
+(and, in ``evaluate_sources``, the rows breaking each public constraint, which parses every row
+of the real and synthetic tables when the schema has rules). Samples are nested: a part of size
+k reads the first k rows in key order, itself a uniform sample, so every part reads the same
+rows as far as its size allows; a table no larger than a part's size is read whole, in its own
+order.
 
 Sizes (rows per table; None = every row):
 
@@ -22,14 +28,31 @@ attacks           10,000   members (real), non-members (holdout), the synthetic 
                            the positive controls are fitted on these members; anonymeter
 ===============  ========  ===================================================================
 
-Why these sizes: on a 10^6-row Adult-shaped job they keep the evaluation near the MST synthesis
-time (benchmarks/README.md, "Evaluation at scale"); 50,000 holdout rows give a TSTR AUC of 0.9
-a standard error near 0.002 (Hanley-McNeil, 24 % positives as in Adult); 10,000 attack rows are a
-third of Adult's own training table and hold the default 1,000 targets per class. The attacks
-draw their ``attack_targets`` targets from these pools. Attacking a random subset of
-the release is an attack on the release (post-processing), so its empirical ε is still a valid
-lower bound, if a looser one. The shadow-model attack re-runs the pipeline on its own small
-tables (``shadow.records``) and is not sampled here.
+Why these sizes (measured on the 10^6-row Adult-shaped table of benchmarks/README.md,
+"Evaluation at scale", where the commands are): each is where a figure's own sampling error is
+small beside what it measures, at a cost that keeps the default evaluation of that job within its
+synthesis time.
+
+* marginals, 100,000: two disjoint samples of the same real table differ by a mean TVD (the
+  figure's sampling floor) of 0.0035 / 0.0098 / 0.022 (1- / 2- / 3-way) at 100,000 rows, against
+  0.0065 / 0.020 / 0.048 at 20,000; it shrinks as sqrt(cells / n). An MST release of that table
+  scores 0.021 / 0.066 / 0.120, so the floor is a sixth of the 2-way figure. 1-way counts are not
+  streamed exactly: the bins are quantiles of the real sample, known only after the pass.
+* association, 50,000: the standard error of a correlation is at most 1 / sqrt(n) = 0.0045.
+* tstr, 20,000: Hanley-McNeil's standard error of an AUC of 0.9 on 20,000 holdout rows (24 %
+  positives, as in Adult) is 0.003; training on 20,000 rather than 50,000 rows moved TRTR's
+  gradient-boosting AUC from 0.920 to 0.918 and halved TSTR's time.
+* quality_report, 20,000: two samples of 20,000 rows of one distribution have an expected
+  Kolmogorov-Smirnov distance of about 0.009 (0.87 / sqrt(n / 2)), the floor of SDMetrics' column
+  shape scores.
+* attacks, 10,000: a third of Adult's own training table; it holds the default 1,000 targets per
+  class. The attacks draw their ``attack_targets`` targets from these pools; the positive controls
+  are fitted on these members, anonymeter attacks them, and the marginal (and shadow) attack draws
+  its population, shadow tables and targets from the same 10,000 real rows. Attacking a random
+  subset of the release is an attack on the release (post-processing), so its empirical ε is
+  still a valid lower bound, if a looser one.
+
+The holdout is read only by TSTR and the attacks, so it is kept to the larger of those sizes.
 """
 
 from __future__ import annotations

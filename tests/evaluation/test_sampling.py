@@ -4,6 +4,7 @@ same report."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
@@ -13,12 +14,15 @@ import pytest
 from scipy import stats
 
 from synthpriv.chunks import read_input
+from synthpriv.cli import main
 from synthpriv.config import EvaluationConfig
 from synthpriv.errors import DataError
+from synthpriv.evaluation import evaluate as evaluate_module
 from synthpriv.evaluation import sampling
 from synthpriv.evaluation.evaluate import default_sizes, evaluate_sources, evaluate_tables
 from synthpriv.evaluation.sampling import SampleSizes, TableSamples
 from synthpriv.schema import load_schema
+from tests.evaluation.tiny import tiny_table, write_tiny_job
 
 SMALL = SampleSizes(marginals=900, association=600, tstr=700, quality_report=300, attacks=400,
                     seed=3)
@@ -272,3 +276,29 @@ def test_a_part_reads_only_the_categories_its_rows_hold():
     cut = samples.rows("real", "attacks")
     assert isinstance(cut["c"].dtype, pd.CategoricalDtype)
     assert set(cut["c"].cat.categories) == set(cut["c"])
+
+
+@pytest.mark.slow
+def test_the_evaluate_command_streams_samples_and_its_report_says_how_many_rows(
+    tmp_path, capsys, monkeypatch
+):
+    """Through the CLI (``synthpriv evaluate``): with sizes below the tables' rows, every part
+    reads its sample of the files, and report.json and the printed note say how many rows."""
+    sizes = SampleSizes(marginals=300, association=250, tstr=200, quality_report=150,
+                        attacks=120, seed=0)
+    monkeypatch.setattr(evaluate_module, "default_sizes", lambda settings: sizes)
+    write_tiny_job(tmp_path)
+    tiny_table(400, 5).to_csv(tmp_path / "other_tool.csv", index=False)
+    args = ["evaluate", "--real", str(tmp_path / "train.csv"), "--synthetic",
+            str(tmp_path / "other_tool.csv"), "--holdout", str(tmp_path / "holdout.csv"),
+            "--schema", str(tmp_path / "schema.yaml"), "--target", "shape",
+            "--out", str(tmp_path / "eval"), "--controls", "", "--no-anonymeter"]
+    assert main(args) == 0
+    report = json.loads((tmp_path / "eval" / "report.json").read_text())
+    sampled = report["data"]["sampled"]
+    assert sampled["sizes"]["attacks"] == 120
+    assert sampled["parts"]["marginals"]["real"] == {"rows": 300, "of": 400}
+    assert sampled["parts"]["attacks"]["synthetic"] == {"rows": 120, "of": 400}
+    assert report["data"]["rows_real"] == 400
+    assert report["utility"]["ml_efficacy"]["rows_train"] == {"real": 200, "synthetic": 200}
+    assert "300 of 400 real rows" in capsys.readouterr().out
