@@ -22,7 +22,7 @@ from synthpriv.evaluation import sampling
 from synthpriv.evaluation.evaluate import default_sizes, evaluate_sources, evaluate_tables
 from synthpriv.evaluation.sampling import SampleSizes, TableSamples
 from synthpriv.schema import load_schema
-from tests.evaluation.tiny import tiny_table, write_tiny_job
+from tests.evaluation.tiny import evaluate_other_tool_args, write_tiny_job
 
 SMALL = SampleSizes(marginals=900, association=600, tstr=700, quality_report=300, attacks=400,
                     seed=3)
@@ -288,12 +288,7 @@ def test_the_evaluate_command_streams_samples_and_its_report_says_how_many_rows(
                         attacks=120, seed=0)
     monkeypatch.setattr(evaluate_module, "default_sizes", lambda settings: sizes)
     write_tiny_job(tmp_path)
-    tiny_table(400, 5).to_csv(tmp_path / "other_tool.csv", index=False)
-    args = ["evaluate", "--real", str(tmp_path / "train.csv"), "--synthetic",
-            str(tmp_path / "other_tool.csv"), "--holdout", str(tmp_path / "holdout.csv"),
-            "--schema", str(tmp_path / "schema.yaml"), "--target", "shape",
-            "--out", str(tmp_path / "eval"), "--controls", "", "--no-anonymeter"]
-    assert main(args) == 0
+    assert main(evaluate_other_tool_args(tmp_path, "--controls", "", "--no-anonymeter")) == 0
     report = json.loads((tmp_path / "eval" / "report.json").read_text())
     sampled = report["data"]["sampled"]
     assert sampled["sizes"]["attacks"] == 120
