@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -38,13 +39,6 @@ from scale_benchmark import generate, high_water_mark  # noqa: E402
 
 ADULT = ROOT / "data" / "adult"
 HOLDOUT_SHARE = 4  # holdout rows = rows // HOLDOUT_SHARE
-
-
-def vm_rss() -> int:
-    """Resident memory of this process now, in bytes (VmRSS)."""
-    with open("/proc/self/status") as handle:
-        line = next(row for row in handle if row.startswith("VmRSS:"))
-    return int(line.split()[1]) * 1024
 
 
 def holdout_csv(path: Path, rows: int, seed: int = 1) -> Path:
@@ -80,14 +74,17 @@ def prepare(rows: int, out: Path, resynthesise: bool = True) -> dict:
     if resynthesise or not (release / "synthetic.csv").exists() or not timing.exists():
         peak = folder / "synthesis.time"
         start = time.perf_counter()
-        subprocess.run(["/usr/bin/time", "-f", "%M", "-o", str(peak), sys.executable, "-m",
+        subprocess.run(["/usr/bin/time", "-f", "%U %S %M", "-o", str(peak), sys.executable, "-m",
                         "synthpriv.cli", "run", str(config_path), "--out", str(release),
                         "--force", "--no-evaluation"], check=True,
                        env={**os.environ, "PYTHONPATH": str(ROOT)})
+        user, system, kib = peak.read_text().split()[-3:]
         timing.write_text(json.dumps({"seconds": time.perf_counter() - start,
-                                      "peak_rss_mib": int(peak.read_text().split()[-1]) / 1024}))
+                                      "cpu_seconds": float(user) + float(system),
+                                      "peak_rss_mib": int(kib) / 1024}))
     timed = json.loads(timing.read_text())
     return {"config": config_path, "release": release, "synthesis_seconds": timed["seconds"],
+            "synthesis_cpu_seconds": timed.get("cpu_seconds"),
             "synthesis_peak_rss_mib": timed.get("peak_rss_mib")}
 
 
@@ -108,6 +105,7 @@ def child(config: Path, release: Path, mode: str) -> dict:
     start = time.perf_counter()
     report = evaluate_job(job, result, progress=False).report
     seconds = time.perf_counter() - start
+    usage = resource.getrusage(resource.RUSAGE_SELF)
     privacy = report.get("privacy", {})
     parts = {"utility": report["utility"]["seconds"],
              "attacks_release": privacy.get("release", {}).get("seconds"),
@@ -120,7 +118,8 @@ def child(config: Path, release: Path, mode: str) -> dict:
     return {
         "rows": report["data"]["rows_real"], "rows_synthetic": report["data"]["rows_synthetic"],
         "rows_holdout": report["data"]["rows_holdout"], "mode": mode,
-        "evaluation_seconds": seconds, "peak_rss_mib": high_water_mark() / 2**20, "parts": parts,
+        "evaluation_seconds": seconds, "cpu_seconds": usage.ru_utime + usage.ru_stime,
+        "peak_rss_mib": high_water_mark() / 2**20, "parts": parts,
         "tvd": {k: report["utility"]["marginals"][k]["mean"] for k in ("1-way", "2-way", "3-way")},
         "tstr_auc": gb["tstr"]["auc"], "trtr_auc": gb["trtr"]["auc"],
         "worst_attack_auc": privacy.get("release", {}).get("worst_case", {}).get("auc"),
@@ -131,14 +130,17 @@ def child(config: Path, release: Path, mode: str) -> dict:
 
 def table(rows: list[dict]) -> str:
     """The runs as a Markdown table."""
-    lines = ["| rows | mode | synthesis s | evaluation s | eval / synthesis | peak RSS MiB "
-             "| TVD 2-way | TSTR AUC | worst attack AUC |",
+    lines = ["| rows | mode | synthesis s (CPU s) | evaluation s (CPU s) | eval / synthesis, wall "
+             "(CPU) | peak RSS MiB: synthesis, evaluation | TVD 2-way | TSTR AUC | worst attack AUC |",
              "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
+        synthesis, evaluation = r["synthesis_seconds"], r["evaluation_seconds"]
+        cpu, eval_cpu = r.get("synthesis_cpu_seconds") or float("nan"), r["cpu_seconds"]
         lines.append(
-            f"| {r['rows']:,} | {r['mode']} | {r['synthesis_seconds']:.0f} | "
-            f"{r['evaluation_seconds']:.0f} | {r['evaluation_seconds'] / r['synthesis_seconds']:.2f} | "
-            f"{r['peak_rss_mib']:,.0f} | {r['tvd']['2-way']:.4f} | "
+            f"| {r['rows']:,} | {r['mode']} | {synthesis:.0f} ({cpu:.0f}) | {evaluation:.0f} "
+            f"({eval_cpu:.0f}) | {evaluation / synthesis:.2f} ({eval_cpu / cpu:.2f}) | "
+            f"{r.get('synthesis_peak_rss_mib') or float('nan'):,.0f}, {r['peak_rss_mib']:,.0f} | "
+            f"{r['tvd']['2-way']:.4f} | "
             f"{r['tstr_auc']:.4f} | {r['worst_attack_auc']:.3f} |")
     return "\n".join(lines)
 
@@ -166,6 +168,7 @@ def main() -> None:
                  str(prepared["release"]), mode], check=True, capture_output=True, text=True)
             result = {**json.loads(done.stdout.strip().splitlines()[-1]),
                       "synthesis_seconds": prepared["synthesis_seconds"],
+                      "synthesis_cpu_seconds": prepared["synthesis_cpu_seconds"],
                       "synthesis_peak_rss_mib": prepared["synthesis_peak_rss_mib"]}
             results.append(result)
             with (args.out / "results.jsonl").open("a") as handle:
