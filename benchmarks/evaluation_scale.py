@@ -105,7 +105,8 @@ def child(config: Path, release: Path, mode: str) -> dict:
     start = time.perf_counter()
     report = evaluate_job(job, result, progress=False).report
     seconds = time.perf_counter() - start
-    usage = resource.getrusage(resource.RUSAGE_SELF)
+    usage, children = (resource.getrusage(resource.RUSAGE_SELF),
+                       resource.getrusage(resource.RUSAGE_CHILDREN))
     privacy = report.get("privacy", {})
     parts = {"utility": report["utility"]["seconds"],
              "attacks_release": privacy.get("release", {}).get("seconds"),
@@ -118,7 +119,8 @@ def child(config: Path, release: Path, mode: str) -> dict:
     return {
         "rows": report["data"]["rows_real"], "rows_synthetic": report["data"]["rows_synthetic"],
         "rows_holdout": report["data"]["rows_holdout"], "mode": mode,
-        "evaluation_seconds": seconds, "cpu_seconds": usage.ru_utime + usage.ru_stime,
+        "evaluation_seconds": seconds, "cpu_seconds": usage.ru_utime + usage.ru_stime + children.ru_utime
+        + children.ru_stime,
         "peak_rss_mib": high_water_mark() / 2**20, "parts": parts,
         "tvd": {k: report["utility"]["marginals"][k]["mean"] for k in ("1-way", "2-way", "3-way")},
         "tstr_auc": gb["tstr"]["auc"], "trtr_auc": gb["trtr"]["auc"],

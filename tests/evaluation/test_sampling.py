@@ -132,7 +132,7 @@ def test_a_table_between_the_smallest_and_the_largest_size_is_cut_where_needed(l
 def test_default_sizes_are_the_documented_ones():
     sizes = default_sizes(EvaluationConfig(attack_seed=7))
     assert sizes == SampleSizes(seed=7)
-    assert (sizes.marginals, sizes.tstr, sizes.attacks) == (100_000, 20_000, 10_000)
+    assert (sizes.marginals, sizes.tstr, sizes.attacks) == (100_000, 20_000, 5_000)
     doc = sampling.__doc__
     for part in SampleSizes.parts():
         line = re.search(rf"^{part}\s+([\d,]+)\s", doc, flags=re.MULTILINE)
