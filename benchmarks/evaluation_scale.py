@@ -1,26 +1,29 @@
-"""Evaluation at scale: time and peak memory of ``evaluate_tables`` on a 10^6-row (or 10^7-row)
-Adult-shaped job, with the evaluation's row sampling on (the default) and off.
+"""Evaluation at scale: time and peak memory of the evaluation step of ``synthpriv run`` on a
+10^6-row (or 10^7-row) Adult-shaped job, beside the synthesis time of the same job.
 
-    .venv/bin/python benchmarks/evaluation_scale.py --rows 1e6 --out /tmp/evaluation-scale
-    .venv/bin/python benchmarks/evaluation_scale.py --rows 1e6,1e7 --modes sampled --out /tmp/evaluation-scale
+    nice -n 10 .venv/bin/python benchmarks/evaluation_scale.py --rows 1e6 --modes sampled
+    nice -n 10 .venv/bin/python benchmarks/evaluation_scale.py --rows 1e7 --modes sampled
 
 Per size: the training table is Adult's training rows drawn with replacement (seeded, numeric columns
 jittered within their public bounds: ``scale_benchmark.generate``), the holdout is Adult's test rows
 drawn with replacement (a quarter as many rows, another seed). An MST job (configs/adult-mst.yaml
-pointed at those files, δ = 1e-8, evaluation off) makes the release, timed as "synthesis". Then each
-mode runs in a fresh process that reads the three tables and calls ``evaluate_tables`` with the
-config's default evaluation settings (target income, attacks, identity and Gaussian-copula
-controls, anonymeter, SDMetrics quality report): "sampled" uses the default ``SampleSizes``, "full"
-passes ``SampleSizes.disabled()`` (every part reads every row, as before sampling existed). Peak
-RSS is the process's VmHWM, reset (``/proc/self/clear_refs``) after the tables are read, so it is
-the evaluation's own peak with the tables resident. One JSON line per run goes to
-``<out>/results.jsonl``; a table is printed at the end.
+pointed at those files, δ = 1e-8) makes the release with ``synthpriv run --no-evaluation``, timed
+as "synthesis" (process start to end; peak RSS from /usr/bin/time). Then each mode runs in a fresh
+process that calls ``evaluate_job`` (the evaluation step of ``synthpriv run``) on the landed
+release with the config's default evaluation settings (target income, attacks, identity and
+Gaussian-copula controls, anonymeter, SDMetrics quality report, the marginal attack): it streams
+the input, the holdout and synthetic.csv. "sampled" uses the default ``SampleSizes``; "full"
+makes every part read every row (the behaviour before sampling; hours at 10^6 rows). Peak RSS
+is the evaluation process's VmHWM: imports, the streamed tables and the evaluation, all of it.
+One JSON line per run goes to ``<out>/results.jsonl``; a table is printed at the end.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import subprocess
 import sys
 import time
@@ -38,13 +41,6 @@ ADULT = ROOT / "data" / "adult"
 HOLDOUT_SHARE = 4  # holdout rows = rows // HOLDOUT_SHARE
 
 
-def vm_rss() -> int:
-    """Resident memory of this process now, in bytes (VmRSS)."""
-    with open("/proc/self/status") as handle:
-        line = next(row for row in handle if row.startswith("VmRSS:"))
-    return int(line.split()[1]) * 1024
-
-
 def holdout_csv(path: Path, rows: int, seed: int = 1) -> Path:
     """Adult's test rows drawn with replacement (seeded): real-shaped non-members."""
     base = pd.read_csv(ADULT / "adult_test.csv", dtype=str, keep_default_na=False)
@@ -53,8 +49,10 @@ def holdout_csv(path: Path, rows: int, seed: int = 1) -> Path:
     return path
 
 
-def prepare(rows: int, out: Path) -> dict:
-    """Data, holdout and the MST release for ``rows`` rows (reused when already there)."""
+def prepare(rows: int, out: Path, resynthesise: bool = True) -> dict:
+    """Data, holdout and the MST release for ``rows`` rows: the data reused when already there,
+    the release made and timed again unless ``resynthesise`` is off and one exists (process
+    start to end of ``synthpriv run --no-evaluation``; peak RSS by /usr/bin/time)."""
     folder = out / f"rows-{rows}"
     folder.mkdir(parents=True, exist_ok=True)
     data = folder / "train.csv"
@@ -73,58 +71,57 @@ def prepare(rows: int, out: Path) -> dict:
     config_path.write_text(yaml.safe_dump(config, sort_keys=False))
     release = folder / "release"
     timing = folder / "synthesis.json"
-    if not (release / "synthetic.csv").exists() or not timing.exists():
+    if resynthesise or not (release / "synthetic.csv").exists() or not timing.exists():
+        peak = folder / "synthesis.time"
         start = time.perf_counter()
-        subprocess.run([str(ROOT / ".venv" / "bin" / "synthpriv"), "run", str(config_path),
-                        "--out", str(release), "--force", "--no-evaluation"], check=True)
-        timing.write_text(json.dumps({"seconds": time.perf_counter() - start}))
-    return {"config": config_path, "release": release,
-            "synthesis_seconds": json.loads(timing.read_text())["seconds"]}
+        subprocess.run(["/usr/bin/time", "-f", "%U %S %M", "-o", str(peak), sys.executable, "-m",
+                        "synthpriv.cli", "run", str(config_path), "--out", str(release),
+                        "--force", "--no-evaluation"], check=True,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+        user, system, kib = peak.read_text().split()[-3:]
+        timing.write_text(json.dumps({"seconds": time.perf_counter() - start,
+                                      "cpu_seconds": float(user) + float(system),
+                                      "peak_rss_mib": int(kib) / 1024}))
+    timed = json.loads(timing.read_text())
+    return {"config": config_path, "release": release, "synthesis_seconds": timed["seconds"],
+            "synthesis_cpu_seconds": timed.get("cpu_seconds"),
+            "synthesis_peak_rss_mib": timed.get("peak_rss_mib")}
 
 
 def child(config: Path, release: Path, mode: str) -> dict:
-    """Read the tables, then run and measure ``evaluate_tables`` once (in this process)."""
+    """Run and measure the evaluation step of ``synthpriv run`` (``evaluate_job``) on the landed
+    release, in this fresh process: it streams the input, the holdout and synthetic.csv."""
     from synthpriv.config import load_job
-    from synthpriv.evaluation.evaluate import Claim, evaluate_tables
+    from synthpriv.evaluation import evaluate as evaluate_module
+    from synthpriv.evaluation.job import evaluate_job
     from synthpriv.evaluation.sampling import SampleSizes
-    from synthpriv.table import read_table
+    from synthpriv.job import RunResult
 
     job = load_job(config)
+    if mode == "full":  # every part reads every row: the behaviour before sampling
+        evaluate_module.default_sizes = lambda settings: SampleSizes.disabled(settings.attack_seed)
+    manifest = json.loads((release / "manifest.json").read_text())
+    result = RunResult(release, None, None, manifest, job, manifest["records"]["released"])
     start = time.perf_counter()
-    tables = {}
-    for name, path in (("real", job.data_path), ("synthetic", release / "synthetic.csv"),
-                       ("holdout", job.holdout_path)):
-        cached = config.parent / f"{name}.pkl"  # read_table takes minutes at 10^6 rows
-        if cached.exists():
-            tables[name] = pd.read_pickle(cached)
-        else:
-            tables[name] = read_table(path, job.schema)
-            tables[name].to_pickle(cached)
-    real, synthetic, holdout = tables["real"], tables["synthetic"], tables["holdout"]
-    read_seconds = time.perf_counter() - start
-    guarantee = json.loads((release / "manifest.json").read_text())["guarantee"]
-    claim = Claim(guarantee["epsilon"], guarantee["delta"], guarantee["neighbouring"], "manifest")
-    sizes = SampleSizes(seed=job.config.evaluation.attack_seed) if mode == "sampled" else (
-        SampleSizes.disabled())
-    loaded = vm_rss()
-    Path("/proc/self/clear_refs").write_text("5")  # VmHWM := VmRSS, the evaluation's own peak
-    start = time.perf_counter()
-    report = evaluate_tables(
-        real, synthetic, numeric_columns=job.schema.numeric_names, settings=job.config.evaluation,
-        holdout=holdout, holdout_source="data.holdout", claim=claim, progress=False, sizes=sizes,
-    )
+    report = evaluate_job(job, result, progress=False).report
     seconds = time.perf_counter() - start
+    usage, children = (resource.getrusage(resource.RUSAGE_SELF),
+                       resource.getrusage(resource.RUSAGE_CHILDREN))
     privacy = report.get("privacy", {})
     parts = {"utility": report["utility"]["seconds"],
              "attacks_release": privacy.get("release", {}).get("seconds"),
-             "anonymeter": privacy.get("anonymeter", {}).get("seconds")}
+             "anonymeter": privacy.get("anonymeter", {}).get("seconds"),
+             "marginal_attack": privacy.get("marginal_attack", {}).get("seconds")}
     for name, control in privacy.get("controls", {}).items():
         parts[f"control_{name}"] = control.get("seconds", 0) + control.get("generator_seconds", 0)
+    parts["read_and_sample"] = report["data"].get("read_seconds")
     gb = report["utility"]["ml_efficacy"]["models"]["gradient_boosting"]
     return {
-        "rows": len(real), "rows_synthetic": len(synthetic), "rows_holdout": len(holdout),
-        "mode": mode, "read_seconds": read_seconds, "rss_tables_mib": loaded / 2**20,
-        "evaluation_seconds": seconds, "peak_rss_mib": high_water_mark() / 2**20, "parts": parts,
+        "rows": report["data"]["rows_real"], "rows_synthetic": report["data"]["rows_synthetic"],
+        "rows_holdout": report["data"]["rows_holdout"], "mode": mode,
+        "evaluation_seconds": seconds, "cpu_seconds": usage.ru_utime + usage.ru_stime + children.ru_utime
+        + children.ru_stime,
+        "peak_rss_mib": high_water_mark() / 2**20, "parts": parts,
         "tvd": {k: report["utility"]["marginals"][k]["mean"] for k in ("1-way", "2-way", "3-way")},
         "tstr_auc": gb["tstr"]["auc"], "trtr_auc": gb["trtr"]["auc"],
         "worst_attack_auc": privacy.get("release", {}).get("worst_case", {}).get("auc"),
@@ -135,14 +132,17 @@ def child(config: Path, release: Path, mode: str) -> dict:
 
 def table(rows: list[dict]) -> str:
     """The runs as a Markdown table."""
-    lines = ["| rows | mode | synthesis s | evaluation s | eval / synthesis | peak RSS MiB "
-             "(tables resident) | TVD 2-way | TSTR AUC | worst attack AUC |",
+    lines = ["| rows | mode | synthesis s (CPU s) | evaluation s (CPU s) | eval / synthesis, wall "
+             "(CPU) | peak RSS MiB: synthesis, evaluation | TVD 2-way | TSTR AUC | worst attack AUC |",
              "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
+        synthesis, evaluation = r["synthesis_seconds"], r["evaluation_seconds"]
+        cpu, eval_cpu = r.get("synthesis_cpu_seconds") or float("nan"), r["cpu_seconds"]
         lines.append(
-            f"| {r['rows']:,} | {r['mode']} | {r['synthesis_seconds']:.0f} | "
-            f"{r['evaluation_seconds']:.0f} | {r['evaluation_seconds'] / r['synthesis_seconds']:.2f} | "
-            f"{r['peak_rss_mib']:.0f} ({r['rss_tables_mib']:.0f}) | {r['tvd']['2-way']:.4f} | "
+            f"| {r['rows']:,} | {r['mode']} | {synthesis:.0f} ({cpu:.0f}) | {evaluation:.0f} "
+            f"({eval_cpu:.0f}) | {evaluation / synthesis:.2f} ({eval_cpu / cpu:.2f}) | "
+            f"{r.get('synthesis_peak_rss_mib') or float('nan'):,.0f}, {r['peak_rss_mib']:,.0f} | "
+            f"{r['tvd']['2-way']:.4f} | "
             f"{r['tstr_auc']:.4f} | {r['worst_attack_auc']:.3f} |")
     return "\n".join(lines)
 
@@ -152,6 +152,8 @@ def main() -> None:
     parser.add_argument("--rows", default="1e6", help="comma-separated sizes, e.g. 1e6,1e7")
     parser.add_argument("--modes", default="sampled,full", help="sampled, full or both")
     parser.add_argument("--out", type=Path, default=Path("/tmp/evaluation-scale"))
+    parser.add_argument("--reuse-release", action="store_true",
+                        help="keep a release (and its timing) made by an earlier run")
     parser.add_argument("--child", nargs=3, metavar=("CONFIG", "RELEASE", "MODE"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -161,13 +163,15 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     results = []
     for rows in (int(float(r)) for r in args.rows.split(",")):
-        prepared = prepare(rows, args.out)
+        prepared = prepare(rows, args.out, resynthesise=not args.reuse_release)
         for mode in args.modes.split(","):
             done = subprocess.run(
                 [sys.executable, __file__, "--child", str(prepared["config"]),
                  str(prepared["release"]), mode], check=True, capture_output=True, text=True)
             result = {**json.loads(done.stdout.strip().splitlines()[-1]),
-                      "synthesis_seconds": prepared["synthesis_seconds"]}
+                      "synthesis_seconds": prepared["synthesis_seconds"],
+                      "synthesis_cpu_seconds": prepared["synthesis_cpu_seconds"],
+                      "synthesis_peak_rss_mib": prepared["synthesis_peak_rss_mib"]}
             results.append(result)
             with (args.out / "results.jsonl").open("a") as handle:
                 handle.write(json.dumps(result) + "\n")

@@ -20,9 +20,10 @@ import contextlib
 import csv
 import io
 import os
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pacsv
@@ -77,6 +78,39 @@ def iter_chunks(
         path, schema)
     if not (yield from _checked(_rebatch(batches, chunk_rows), schema, path, first_row=1)):
         raise no_rows_error(path)
+
+
+def iter_raw(
+    path: str | Path, schema: Schema, chunk_rows: int | None = None
+) -> Iterator[pa.Table]:
+    """The table at ``path`` (CSV, or Parquet by suffix) as unchecked text cells, ``chunk_rows``
+    rows at a time, columns named as in the file: for a reader that parses only some rows
+    (``parse_rows``), e.g. the evaluation's random sample. The header is checked; the cells are
+    not (``iter_chunks`` checks every row)."""
+    path = Path(path)
+    chunk_rows = resolve_chunk_rows(chunk_rows, schema)
+    use_returning_memory_pool()
+    batches = _parquet_batches(path, schema, chunk_rows) if is_parquet(path) else _csv_batches(
+        path, schema)
+    yield from _rebatch(batches, chunk_rows)
+
+
+def parse_rows(
+    raw: pa.Table, positions: Sequence[int], schema: Schema, path: str | Path
+) -> pd.DataFrame:
+    """Text cells of some rows of the file at ``path`` (``positions``: their 0-based row
+    positions, as ``iter_raw`` counts them) parsed and checked as ``iter_chunks`` does, indexed
+    by position. On a defect, the file is read again in order so that the error names the first
+    bad row as ``read_table`` would (rows not among ``positions`` may hold it)."""
+    path = Path(path)
+    frame = raw.to_pandas()
+    frame.index = pd.Index(np.asarray(positions, dtype=np.int64))
+    try:
+        return parse_chunk(frame, schema, path, first_row=1)
+    except DataError:
+        for _ in iter_chunks(path, schema):
+            pass
+        raise
 
 
 def _checked(

@@ -225,21 +225,30 @@ class Enforcer:
 def constraint_report(rules: list[Constraint], real: pd.DataFrame, synthetic: pd.DataFrame) -> dict:
     """Per rule, the real and synthetic rows that break it (the evaluation report: NOT DP), and
     a note for each rule the real data breaks: it was enforced all the same."""
-    real_broken, synthetic_broken = breaking(rules, real), breaking(rules, synthetic)
+    return count_report(rules, breaking(rules, real).sum(axis=0), len(real),
+                        breaking(rules, synthetic).sum(axis=0), len(synthetic))
+
+
+def count_report(
+    rules: list[Constraint], real_broken: np.ndarray, real_rows: int,
+    synthetic_broken: np.ndarray, synthetic_rows: int,
+) -> dict:
+    """``constraint_report`` from counts: per rule, the rows of each table that break it
+    (``breaking(...).sum(axis=0)``, summable over chunks) out of the table's rows."""
     entries, notes = [], []
     for j, rule in enumerate(rules):
-        real_count, synthetic_count = int(real_broken[:, j].sum()), int(synthetic_broken[:, j].sum())
+        real_count, synthetic_count = int(real_broken[j]), int(synthetic_broken[j])
         entries.append({
             "rule": describe(rule),
             "real_rows_breaking": real_count,
-            "real_fraction": real_count / max(len(real), 1),
+            "real_fraction": real_count / max(real_rows, 1),
             "synthetic_rows_breaking": synthetic_count,
-            "synthetic_fraction": synthetic_count / max(len(synthetic), 1),
+            "synthetic_fraction": synthetic_count / max(synthetic_rows, 1),
         })
         if real_count:
             notes.append(
                 f"constraint '{describe(rule)}': {real_count:,} real rows "
-                f"({real_count / len(real):.2%}) break it, but the release enforces it as if it "
+                f"({real_count / real_rows:.2%}) break it, but the release enforces it as if it "
                 "were true of every row. If the rule is not a fact about the data, remove it."
             )
     return {"rules": entries, "notes": notes}

@@ -11,6 +11,7 @@ claims. An empirical bound above the claim is impossible for a correct mechanism
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -21,15 +22,15 @@ import numpy as np
 import pandas as pd
 
 from synthpriv.config import EvaluationConfig
-from synthpriv.constraints import constraint_report
+from synthpriv.constraints import breaking, count_report
 from synthpriv.evaluation.attacks import anonymeter_risks, run_membership_attacks
 from synthpriv.evaluation.controls import control_generators
 from synthpriv.evaluation.discretize import Discretizer
 from synthpriv.evaluation.marginal_attack import marginal_attack
-from synthpriv.evaluation.sampling import SampleSizes, TableSamples
+from synthpriv.evaluation.sampling import SampleSizes, Source, sample_tables
 from synthpriv.evaluation.shadow import Generator, IdentityGenerator, shadow_attack
 from synthpriv.evaluation.utility import evaluate_utility, marginal_tvd
-from synthpriv.schema import Constraint
+from synthpriv.schema import Constraint, Schema
 
 NOTICE = (
     "This evaluation reads the real training table and the holdout. It is NOT differentially "
@@ -112,6 +113,24 @@ def _attack_suite(
     return result
 
 
+def cache_anonymeter_kernels() -> None:
+    """Keep anonymeter's numba kernels (its Gower-distance nearest neighbours) compiled on disk,
+    as ``@jit(cache=True)`` would: numba compiled them anew in every process, the largest part of
+    anonymeter's time on a sampled evaluation (measured in benchmarks/README.md, "Evaluation at
+    scale"). numba recompiles when the source or the machine changes. A no-op if anonymeter
+    or its kernels are missing."""
+    try:
+        import anonymeter.evaluators  # noqa: F401  (imports the kernels' module without a cycle)
+        from anonymeter.neighbors import mixed_types_kneighbors as kernels
+    except Exception:
+        return
+    for name in ("gower_distance", "_nearest_neighbors"):
+        kernel = getattr(kernels, name, None)
+        if kernel is not None and hasattr(kernel, "enable_caching"):
+            with contextlib.suppress(Exception):
+                kernel.enable_caching()
+
+
 def evaluate_privacy(
     real: pd.DataFrame,
     synthetic: pd.DataFrame,
@@ -135,6 +154,7 @@ def evaluate_privacy(
     }
     if settings.anonymeter:
         start = time.perf_counter()
+        cache_anonymeter_kernels()
         try:
             privacy["anonymeter"] = anonymeter_risks(
                 real, synthetic, holdout, n_attacks=settings.anonymeter_attacks,
@@ -250,6 +270,21 @@ def evaluate_tables(
     numeric_columns: Sequence[str],
     settings: EvaluationConfig,
     holdout: pd.DataFrame | None = None,
+    **options: Any,
+) -> dict:
+    """``evaluate_sources`` on tables held in memory (the options are its own)."""
+    return evaluate_sources(
+        {"real": real, "synthetic": synthetic, "holdout": holdout}, None,
+        numeric_columns=numeric_columns, settings=settings, **options,
+    )
+
+
+def evaluate_sources(
+    sources: dict[str, Source | None],
+    schema: Schema | None,
+    *,
+    numeric_columns: Sequence[str],
+    settings: EvaluationConfig,
     holdout_source: str | None = None,
     claim: Claim | None = None,
     shadow_generator: Generator | None = None,
@@ -261,20 +296,32 @@ def evaluate_tables(
 ) -> dict:
     """The whole evaluation as one JSON-serialisable dict (see the module docstring).
 
-    ``constraints`` (the schema's public rules): per rule, the real and synthetic rows that
-    break it, on the whole tables. ``holdout_fix``: how to give a holdout, for the notes (a job
-    config's keys, or ``synthpriv evaluate``'s ``--holdout`` option).
-
-    Each part reads at most ``sizes`` rows of each table (default: ``default_sizes(settings)``,
-    see ``synthpriv.evaluation.sampling``); ``report["data"]["sampled"]`` and a note say which
-    parts read a sample and how many rows, so large tables are evaluated in bounded time and
-    memory.
+    ``sources``: the "real", "synthetic" and (optional) "holdout" tables, each in memory or a
+    CSV/Parquet file read in chunks and checked against ``schema``. No table is held whole:
+    each is kept as a seeded uniform sample of the largest part's size
+    (``synthpriv.evaluation.sampling.sample_tables``), and each part reads at most ``sizes`` rows
+    of it (default: ``default_sizes(settings)``); ``report["data"]["sampled"]`` and a note say
+    which parts read a sample and how many rows. Counted exactly over every row: the tables'
+    rows, and per rule of ``constraints`` (the schema's public rules) the real and synthetic rows
+    that break it. ``holdout_fix``: how to give a holdout, for the notes (a job config's keys, or
+    ``synthpriv evaluate``'s ``--holdout`` option).
     """
     started = time.perf_counter()
-    if list(synthetic.columns) != list(real.columns):  # a copy: only when the order differs
-        synthetic = synthetic[list(real.columns)]
-    samples = TableSamples({"real": real, "synthetic": synthetic, "holdout": holdout},
-                           default_sizes(settings) if sizes is None else sizes)
+    rules = list(constraints)
+    broken: dict[str, np.ndarray] = {}
+
+    def count_broken(table: str, rows: pd.DataFrame) -> None:
+        if table != "holdout":
+            broken[table] = broken.get(table, 0) + breaking(rules, rows).sum(axis=0)
+
+    samples = sample_tables(sources, schema, default_sizes(settings) if sizes is None else sizes,
+                            count_broken if rules else None)
+    columns = list(samples.largest("real").columns)
+    for table in ("synthetic", "holdout"):
+        if table in samples and list(samples.samples[table].rows.columns) != columns:
+            samples.samples[table].rows = samples.samples[table].rows[columns]
+    has_holdout = "holdout" in samples
+    read_seconds = time.perf_counter() - started
     report: dict[str, Any] = {
         "synthpriv_evaluation": 1,
         "name": name,
@@ -283,18 +330,19 @@ def evaluate_tables(
         "differentially_private": False,
         "claim": None if claim is None else asdict(claim),
         "data": {
-            "rows_real": len(real), "rows_synthetic": len(synthetic),
-            "rows_holdout": None if holdout is None else len(holdout),
+            "rows_real": samples.total("real"), "rows_synthetic": samples.total("synthetic"),
+            "rows_holdout": samples.total("holdout") if has_holdout else None,
             "holdout_source": holdout_source, "numeric_columns": list(numeric_columns),
+            "read_seconds": read_seconds,
         },
         "settings": settings.model_dump(mode="json"),
         "notes": [],
     }
     start = time.perf_counter()
     report["utility"] = evaluate_utility(
-        real, synthetic, numeric_columns=numeric_columns, target=settings.target,
-        holdout=holdout, quality_report=settings.quality_report, seed=settings.attack_seed,
-        samples=samples,
+        samples.largest("real"), samples.largest("synthetic"), numeric_columns=numeric_columns,
+        target=settings.target, holdout=samples.largest("holdout") if has_holdout else None,
+        quality_report=settings.quality_report, seed=settings.attack_seed, samples=samples,
     )
     report["column_fidelity"] = column_fidelity(
         samples.rows("real", "marginals"), samples.rows("synthetic", "marginals"), numeric_columns
@@ -304,15 +352,17 @@ def evaluate_tables(
         report["notes"].append(f"machine-learning efficacy for '{efficacy['target']}' is a "
                                f"{efficacy['task']} task: {efficacy['metric']}")
     report["utility"]["seconds"] = time.perf_counter() - start
-    if constraints:
-        report["constraints"] = constraint_report(list(constraints), real, synthetic)
+    if rules:
+        report["constraints"] = count_report(
+            rules, broken["real"], samples.total("real"), broken["synthetic"],
+            samples.total("synthetic"))
         report["notes"] += report["constraints"]["notes"]
-    if settings.target is not None and holdout is None:
+    if settings.target is not None and not has_holdout:
         report["notes"].append("no holdout: machine-learning efficacy (TSTR) was skipped; it "
                                f"tests on real rows the generator did not see. {holdout_fix}")
     if not settings.attacks:
         report["notes"].append("attacks disabled in the config (evaluation.attacks: false)")
-    elif holdout is None or len(holdout) < 4:
+    elif not has_holdout or samples.total("holdout") < 4:
         report["notes"].append(
             f"no holdout: membership attacks need real non-members. {holdout_fix}"
         )
@@ -321,7 +371,6 @@ def evaluate_tables(
             samples.rows("real", "attacks"), samples.rows("synthetic", "attacks"),
             samples.rows("holdout", "attacks"), numeric_columns=numeric_columns,
             settings=settings, claim=claim, shadow_generator=shadow_generator, progress=progress,
-            shadow_real=real,
         )
     if holdout_source == "held back from the input":
         report["notes"].append(

@@ -14,14 +14,15 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from synthpriv.chunks import read_input
 from synthpriv.config import EvaluationConfig, Job
 from synthpriv.errors import ConfigError
-from synthpriv.evaluation.evaluate import HOLDOUT_FIX_CLI, Claim, evaluate_tables
+from synthpriv.evaluation.evaluate import HOLDOUT_FIX_CLI, Claim, evaluate_sources
 from synthpriv.evaluation.report import write_report
+from synthpriv.evaluation.sampling import Source
 from synthpriv.evaluation.shadow import PipelineGenerator
 from synthpriv.evaluation.utility import efficacy_summary
 from synthpriv.job import RunResult
+from synthpriv.release import SYNTHETIC
 from synthpriv.runner import guarantee_figures
 from synthpriv.schema import load_schema
 
@@ -40,20 +41,27 @@ class Evaluation:
 
 
 def evaluate_job(job: Job, result: RunResult, *, progress: bool = True) -> Evaluation:
-    """Evaluate a job's release against its real table and holdout; write the report."""
-    holdout, source = None, None
+    """Evaluate a job's release against its real table and holdout; write the report.
+
+    The tables are streamed from their files (the input, the holdout, the release's
+    synthetic.csv) and held as samples (``evaluate_sources``); the rows a hold-back split off
+    the input are in memory already and are sampled there."""
+    holdout: Source | None = None
+    source = None
     if job.holdout_path is not None:
-        holdout, source = read_input(job.holdout_path, result.job.schema), "data.holdout"
+        holdout, source = job.holdout_path, "data.holdout"
     elif result.held_back is not None:
         holdout, source = result.held_back, "held back from the input"
+    real: Source = result.real if result.held_back is not None else job.data_path
     guarantee = result.manifest["guarantee"]
     epsilon, delta = guarantee_figures(guarantee)
     seeded = guarantee["epsilon"] is None
     claim = Claim(epsilon, delta, guarantee["neighbouring"],
                   "ledger, if the noise were secret (seeded run)" if seeded else "ledger")
-    report = evaluate_tables(
-        result.real, result.synthetic, numeric_columns=job.schema.numeric_names,
-        settings=job.config.evaluation, holdout=holdout, holdout_source=source, claim=claim,
+    sources = {"real": real, "synthetic": result.out_dir / SYNTHETIC, "holdout": holdout}
+    report = evaluate_sources(
+        sources, result.job.schema, numeric_columns=job.schema.numeric_names,
+        settings=job.config.evaluation, holdout_source=source, claim=claim,
         shadow_generator=PipelineGenerator(job), name=job.config.name, progress=progress,
         constraints=job.schema.constraints,
     )
@@ -131,7 +139,8 @@ def evaluate_files(
 ) -> Evaluation:
     """Evaluate any synthetic CSV (from synthpriv or another tool) against the real CSV.
 
-    Both tables are read and checked with ``schema``. A synthpriv release's manifest beside the
+    The tables are streamed and checked with ``schema`` and held as samples
+    (``evaluate_sources``). A synthpriv release's manifest beside the
     synthetic CSV supplies the claimed ε to compare with; then the report goes to
     ``<release>.evaluation`` beside it, otherwise to ``<synthetic stem>.evaluation`` in the current
     folder, unless ``out`` says where.
@@ -140,16 +149,13 @@ def evaluate_files(
     table_schema = load_schema(schema)
     if target is not None and target not in table_schema.names:
         raise ConfigError(f"--target '{target}' is not a column of the schema {table_schema.names}.")
-    real_table = read_input(real, table_schema)
-    synthetic_table = read_input(synthetic, table_schema)
-    holdout_table = None if holdout is None else read_input(holdout, table_schema)
     claim = _manifest_claim(Path(synthetic).resolve())
     if out is None:
         synthetic = Path(synthetic).resolve()
         out = evaluation_dir(synthetic.parent) if claim else Path.cwd() / f"{synthetic.stem}.evaluation"
-    report = evaluate_tables(
-        real_table, synthetic_table, numeric_columns=table_schema.numeric_names,
-        settings=settings, holdout=holdout_table,
+    report = evaluate_sources(
+        {"real": real, "synthetic": synthetic, "holdout": holdout}, table_schema,
+        numeric_columns=table_schema.numeric_names, settings=settings,
         holdout_source=None if holdout is None else str(holdout), claim=claim,
         name=Path(synthetic).name, progress=progress, constraints=table_schema.constraints,
         holdout_fix=HOLDOUT_FIX_CLI,

@@ -647,8 +647,8 @@ def evaluate_utility(
     marginals, on ``bins`` quantile bins of the real numeric columns. ML efficacy: TSTR next to
     TRTR, both tested on ``holdout``, with the task (``target_task`` of the real target), its
     metric and a constant-prediction baseline. ``samples`` (built from ``real``, ``synthetic`` and
-    ``holdout``) gives the rows each part reads; None = every row. Not differentially private
-    (reads the real table).
+    ``holdout``, or ``sample_tables`` of them) gives the rows each part reads and the tables' row
+    counts; None = every row. Not differentially private (reads the real table).
     """
     synthetic = _aligned(real, synthetic)
     numeric_columns = list(numeric_columns)
@@ -676,13 +676,13 @@ def evaluate_utility(
     for key in ("matrix", "real", "synthetic"):
         association[key] = _matrix_to_dict(association[key])
     result: dict[str, Any] = {
-        "rows_real": len(real),
-        "rows_synthetic": len(synthetic),
+        "rows_real": samples.total("real"),
+        "rows_synthetic": samples.total("synthetic"),
         "differentially_private": False,
         "marginals": marginals,
         "association": association,
     }
-    if target is not None and holdout is not None:
+    if target is not None and "holdout" in samples:
         result["ml_efficacy"] = _tstr(samples, target, numeric_columns, seed)
     if quality_report:
         result["sdv_quality"] = sdv_quality(
@@ -693,12 +693,14 @@ def evaluate_utility(
 
 
 def _tstr(samples: TableSamples, target: str, numeric_columns: list[str], seed: int) -> dict:
-    """TRTR and TSTR side by side; the task, classes and positive class come from the whole real
-    target column (cheap), the models from the ``tstr`` samples."""
-    task, classes = target_task(samples.full["real"][target], target in numeric_columns)
+    """TRTR and TSTR side by side; the task, classes and positive class come from the real
+    target column as far as it is held (every row up to the largest part's size, else that
+    many sampled rows), the models from the ``tstr`` samples."""
+    real_target = samples.largest("real")[target]
+    task, classes = target_task(real_target, target in numeric_columns)
     positive = None
     if task == "classification" and len(classes) <= 2:
-        positive = _default_positive_class(as_labels(samples.full["real"][target]).dropna().astype(str))
+        positive = _default_positive_class(as_labels(real_target).dropna().astype(str))
     holdout = samples.rows("holdout", "tstr")
     shared = {"positive_class": positive, "multiclass": len(classes) > 2, "task": task}
     trtr = ml_efficacy(samples.rows("real", "tstr"), holdout, target, numeric_columns, seed, **shared)

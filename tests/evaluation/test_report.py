@@ -14,7 +14,7 @@ from synthpriv.config import EvaluationConfig
 from synthpriv.evaluation.evaluate import Claim, evaluate_tables
 from synthpriv.evaluation.job import evaluation_dir
 from synthpriv.evaluation.report import write_report
-from tests.evaluation.tiny import NUMERIC, tiny_table, write_tiny_job
+from tests.evaluation.tiny import NUMERIC, evaluate_other_tool_args, tiny_table, write_tiny_job
 
 FAST = {"controls": ["identity"], "anonymeter": False, "quality_report": False, "bootstrap": 20,
         "marginal_attack": {"shadow_tables": 8, "records": 60, "targets": 2}}
@@ -92,11 +92,7 @@ def test_held_back_rows_serve_as_non_members_when_there_is_no_holdout(tmp_path):
 
 def test_evaluate_command_on_two_small_csvs(tmp_path, capsys):
     write_tiny_job(tmp_path)
-    tiny_table(400, 5).to_csv(tmp_path / "other_tool.csv", index=False)
-    args = ["evaluate", "--real", str(tmp_path / "train.csv"), "--synthetic",
-            str(tmp_path / "other_tool.csv"), "--holdout", str(tmp_path / "holdout.csv"),
-            "--schema", str(tmp_path / "schema.yaml"), "--target", "shape",
-            "--out", str(tmp_path / "eval"), "--controls", "identity", "--no-anonymeter"]
+    args = evaluate_other_tool_args(tmp_path, "--controls", "identity", "--no-anonymeter")
     assert main(args) == 0
     report = json.loads((tmp_path / "eval" / "report.json").read_text())
     assert report["claim"] is None and report["utility"]["ml_efficacy"]["target"] == "shape"

@@ -4,16 +4,25 @@ same report."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
+from scipy import stats
 
+from synthpriv.chunks import read_input
+from synthpriv.cli import main
 from synthpriv.config import EvaluationConfig
+from synthpriv.errors import DataError
+from synthpriv.evaluation import evaluate as evaluate_module
 from synthpriv.evaluation import sampling
-from synthpriv.evaluation.evaluate import default_sizes, evaluate_tables
+from synthpriv.evaluation.evaluate import default_sizes, evaluate_sources, evaluate_tables
 from synthpriv.evaluation.sampling import SampleSizes, TableSamples
+from synthpriv.schema import load_schema
+from tests.evaluation.tiny import evaluate_other_tool_args, write_tiny_job
 
 SMALL = SampleSizes(marginals=900, association=600, tstr=700, quality_report=300, attacks=400,
                     seed=3)
@@ -123,7 +132,7 @@ def test_a_table_between_the_smallest_and_the_largest_size_is_cut_where_needed(l
 def test_default_sizes_are_the_documented_ones():
     sizes = default_sizes(EvaluationConfig(attack_seed=7))
     assert sizes == SampleSizes(seed=7)
-    assert (sizes.marginals, sizes.tstr, sizes.attacks) == (100_000, 50_000, 10_000)
+    assert (sizes.marginals, sizes.tstr, sizes.attacks) == (100_000, 20_000, 5_000)
     doc = sampling.__doc__
     for part in SampleSizes.parts():
         line = re.search(rf"^{part}\s+([\d,]+)\s", doc, flags=re.MULTILINE)
@@ -146,3 +155,145 @@ def test_a_part_sampled_while_another_reads_every_row() -> None:
     samples = TableSamples({"real": table}, SampleSizes(None, None, None, 10, None))
     assert len(samples.rows("real", "quality_report")) == 10
     assert len(samples.rows("real", "marginals")) == 50
+
+
+# --------------------------------------------------------------------------- streamed samples
+
+
+def reservoir_positions(n: int, size: int, seed: int, chunk: int) -> np.ndarray:
+    """The positions ``Reservoir`` keeps of an ``n``-row table fed in ``chunk``-row chunks."""
+    reservoir = sampling.Reservoir(size, seed, stream=1)
+    table = pa.table({"v": np.arange(n)})
+    for start in range(0, n, chunk):
+        reservoir.add(table.slice(start, chunk))
+    rows, positions = reservoir.sample()
+    assert rows.column("v").to_pylist() == positions.tolist()  # rows and positions agree
+    return positions
+
+
+def test_the_reservoir_is_uniform_over_subsets():
+    """Uniform without replacement means every one of the C(6, 2) = 15 pairs equally likely.
+    3,000 seeded draws (chunks of 2 rows, so rows cross chunks and the cut), then Pearson's
+    chi-square against 200 per pair: under uniformity the statistic is chi-square with 14
+    degrees of freedom, above 36.1 with probability 0.001."""
+    counts: dict[tuple[int, ...], int] = {}
+    for seed in range(3000):
+        pair = tuple(sorted(reservoir_positions(6, 2, seed, chunk=2).tolist()))
+        counts[pair] = counts.get(pair, 0) + 1
+    assert len(counts) == 15
+    observed = np.array(list(counts.values()))
+    assert stats.chisquare(observed).statistic < stats.chi2.ppf(0.999, 14)
+
+
+def test_the_reservoir_is_uniform_over_the_stream_and_its_prefixes_too():
+    """10,000 of 200,000 rows streamed in chunks of 7,000: each twentieth of the stream holds
+    hypergeometric(200,000, 10,000, 10,000) rows of the sample (mean 500); chi-square with 19
+    degrees of freedom below its 0.999 quantile (43.8), for the sample and for its first 1,000
+    rows (the nested sample a smaller part reads; mean 50 per twentieth)."""
+    positions = reservoir_positions(200_000, 10_000, seed=5, chunk=7_000)
+    assert len(np.unique(positions)) == 10_000
+    for kept in (positions, positions[:1000]):
+        per_twentieth = np.bincount(kept // 10_000, minlength=20)
+        assert stats.chisquare(per_twentieth).statistic < stats.chi2.ppf(0.999, 19)
+
+
+def test_the_reservoir_keeps_the_same_rows_however_the_table_is_chunked():
+    whole = reservoir_positions(5000, 300, seed=2, chunk=5000)
+    for chunk in (1, 64, 999):
+        assert reservoir_positions(5000, 300, seed=2, chunk=chunk).tolist() == whole.tolist()
+    # and the in-memory sampler draws the same keys, so it keeps the same rows
+    frame = pd.DataFrame({"v": np.arange(5000)})
+    in_memory = sampling.sample_frame(frame, 300, seed=2, stream=1).rows
+    assert in_memory["v"].tolist() == whole.tolist()
+    assert in_memory.index.tolist() == whole.tolist()
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory, tables) -> dict:
+    """The three tables as CSV files, with a schema."""
+    folder = tmp_path_factory.mktemp("streamed")
+    paths = {}
+    for name, frame in zip(("real", "synthetic", "holdout"), tables, strict=True):
+        paths[name] = folder / f"{name}.csv"
+        frame.to_csv(paths[name], index=False)
+    (folder / "schema.yaml").write_text(
+        "columns:\n"
+        "  - {name: x, kind: continuous, lower: -6, upper: 6}\n"
+        "  - {name: c, kind: categorical, categories: [a, b, c]}\n"
+        "  - {name: k, kind: integer, lower: 0, upper: 4}\n"
+        "  - {name: y, kind: categorical, categories: ['no', 'yes']}\n"
+    )
+    return {"paths": paths, "schema": load_schema(folder / "schema.yaml")}
+
+
+def test_a_streamed_file_gives_the_rows_and_the_report_of_the_table_read_whole(files):
+    """Chunked reading (7-row chunks, only sampled rows parsed) equals reading the file whole."""
+    schema, path = files["schema"], files["paths"]["real"]
+    whole = read_input(path, schema)
+    streamed = sampling.sample_file(path, schema, 900, seed=3, stream=1, chunk_rows=7)
+    in_memory = sampling.sample_frame(whole, 900, seed=3, stream=1)
+    assert streamed.total == in_memory.total == 3000
+    pd.testing.assert_frame_equal(streamed.rows, in_memory.rows)
+    assert isinstance(streamed.rows["c"].dtype, pd.CategoricalDtype)  # not object columns
+    from_files = evaluate_sources(files["paths"], schema, numeric_columns=["x", "k"],
+                                  settings=settings(), sizes=SMALL, progress=False)
+    frames = {name: read_input(p, schema) for name, p in files["paths"].items()}
+    from_frames = evaluate(frames["real"], frames["synthetic"], frames["holdout"])
+    assert figures(from_files) == figures(from_frames)
+    assert from_files["data"]["sampled"] == from_frames["data"]["sampled"]
+    assert from_files["data"]["rows_real"] == 3000
+
+
+def test_a_defect_in_a_sampled_row_names_the_row_as_a_whole_read_would(tmp_path, files):
+    lines = files["paths"]["real"].read_text().splitlines()
+    lines[5] = lines[5].replace(",a,", ",z,").replace(",b,", ",z,").replace(",c,", ",z,")
+    bad = tmp_path / "bad.csv"
+    bad.write_text("\n".join(lines) + "\n")
+    with pytest.raises(DataError) as whole:
+        read_input(bad, files["schema"])
+    with pytest.raises(DataError) as streamed:
+        sampling.sample_file(bad, files["schema"], None, seed=0, stream=1, chunk_rows=100)
+    assert str(streamed.value) == str(whole.value) and "row 5" in str(whole.value)
+
+
+def test_the_holdout_is_kept_only_as_far_as_its_parts_read_it():
+    """The holdout serves TSTR and the attacks only: the evaluation keeps (and parses) no more
+    of it than the larger of those sizes, while the real table is kept to the marginals' size."""
+    sizes = SampleSizes(marginals=900, association=600, tstr=300, quality_report=200, attacks=400)
+    assert sizes.largest("holdout") == 400 and sizes.largest("real") == 900
+    frame = pd.DataFrame({"v": np.arange(2000)})
+    samples = TableSamples({"real": frame, "holdout": frame}, sizes)
+    assert len(samples.largest("holdout")) == 400 and len(samples.largest("real")) == 900
+
+
+def test_a_part_reads_only_the_categories_its_rows_hold():
+    """A cut of a larger sample drops the categories none of its rows holds (SDV's copula
+    control failed with KeyError on such a category)."""
+    frame = pd.DataFrame({"c": ["rare"] + ["common"] * 999})
+    sizes = SampleSizes(marginals=None, association=None, tstr=None, quality_report=None,
+                        attacks=10)
+    samples = TableSamples({"real": frame}, sizes)
+    cut = samples.rows("real", "attacks")
+    assert isinstance(cut["c"].dtype, pd.CategoricalDtype)
+    assert set(cut["c"].cat.categories) == set(cut["c"])
+
+
+@pytest.mark.slow
+def test_the_evaluate_command_streams_samples_and_its_report_says_how_many_rows(
+    tmp_path, capsys, monkeypatch
+):
+    """Through the CLI (``synthpriv evaluate``): with sizes below the tables' rows, every part
+    reads its sample of the files, and report.json and the printed note say how many rows."""
+    sizes = SampleSizes(marginals=300, association=250, tstr=200, quality_report=150,
+                        attacks=120, seed=0)
+    monkeypatch.setattr(evaluate_module, "default_sizes", lambda settings: sizes)
+    write_tiny_job(tmp_path)
+    assert main(evaluate_other_tool_args(tmp_path, "--controls", "", "--no-anonymeter")) == 0
+    report = json.loads((tmp_path / "eval" / "report.json").read_text())
+    sampled = report["data"]["sampled"]
+    assert sampled["sizes"]["attacks"] == 120
+    assert sampled["parts"]["marginals"]["real"] == {"rows": 300, "of": 400}
+    assert sampled["parts"]["attacks"]["synthetic"] == {"rows": 120, "of": 400}
+    assert report["data"]["rows_real"] == 400
+    assert report["utility"]["ml_efficacy"]["rows_train"] == {"real": 200, "synthetic": 200}
+    assert "300 of 400 real rows" in capsys.readouterr().out

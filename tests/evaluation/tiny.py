@@ -47,3 +47,13 @@ def write_tiny_job(folder: Path, rows: int = 400, evaluation: dict | None = None
     path = folder / "job.yaml"
     path.write_text(yaml.safe_dump(config))
     return path
+
+
+def evaluate_other_tool_args(folder: Path, *options: str) -> list[str]:
+    """``synthpriv evaluate`` arguments for the tiny job's tables (``write_tiny_job``) against a
+    400-row table from "another tool" (written here), target 'shape', report to ``folder/eval``."""
+    tiny_table(400, 5).to_csv(folder / "other_tool.csv", index=False)
+    return ["evaluate", "--real", str(folder / "train.csv"), "--synthetic",
+            str(folder / "other_tool.csv"), "--holdout", str(folder / "holdout.csv"),
+            "--schema", str(folder / "schema.yaml"), "--target", "shape",
+            "--out", str(folder / "eval"), *options]
