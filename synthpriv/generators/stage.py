@@ -37,6 +37,7 @@ from synthpriv.generators.guidance import Target
 from synthpriv.generators.model import GuidedGenerator
 from synthpriv.marginals.measurement import measure_marginal
 from synthpriv.privacy.accountant import DiscreteGaussianEvent, Ledger, SubsampledGaussianEvent
+from synthpriv.privacy.conversions import dpsgd_noise_multiplier_guess, gaussian_noise_multiplier
 from synthpriv.privacy.randomness import RandomSource
 from synthpriv.stage import PipelineState, SamplingModel, Stage, StageOptions, StagePlan, register
 
@@ -120,12 +121,11 @@ class GeneratorStage(Stage):
         if self.measures_count:
             rho_count = self.options.count_fraction * rho
             rho_sgd = rho - rho_count
-            count_multiplier = math.sqrt(1.0 / (2.0 * rho_count))
+            count_multiplier = gaussian_noise_multiplier(rho_count)
             events.append(DiscreteGaussianEvent(count_multiplier, 1, label="record count"))
             noise["sigma_count"] = count_multiplier * COUNT_SENSITIVITY
-        # Small-q approximation of the subsampled Gaussian's zCDP (≈ 2q²/z² per step): monotone
-        # in ρ; the planner's search on the real accountant sets the final scale.
-        multiplier = q * math.sqrt(2.0 * steps / rho_sgd)
+        # A scale monotone in ρ; the planner's search on the real accountant sets the final one.
+        multiplier = dpsgd_noise_multiplier_guess(q, steps, rho_sgd)
         events.append(SubsampledGaussianEvent(q, multiplier, steps, label="DP-SGD steps"))
         noise.update({"noise_multiplier": multiplier, "sample_rate": q, "steps": steps,
                       "max_grad_norm": self.options.max_grad_norm})

@@ -14,7 +14,6 @@ Selections:
 
 from __future__ import annotations
 
-import math
 from itertools import combinations
 from typing import Literal
 
@@ -37,6 +36,8 @@ from synthpriv.marginals.independent import IndependentModel
 from synthpriv.marginals.measurement import Measurement, estimate_total, measure_marginal
 from synthpriv.marginals.selection import mst_select
 from synthpriv.privacy.accountant import DiscreteGaussianEvent, ExponentialEvent, Ledger, ZCDPEvent
+from synthpriv.privacy.budget import round_noise
+from synthpriv.privacy.conversions import exponential_epsilon, gaussian_noise_multiplier, gaussian_rho
 from synthpriv.privacy.mechanisms import histogram_l1_sensitivity, histogram_l2_sensitivity
 from synthpriv.privacy.randomness import RandomSource
 from synthpriv.stage import (
@@ -131,7 +132,7 @@ class MarginalsStage(Stage):
         d = len(self.context.domain)
         if options.sigma is not None:
             multiplier = options.sigma / self.sensitivity.l2
-            return self._one_way_plan(d / (2 * multiplier**2), fixed=True)
+            return self._one_way_plan(gaussian_rho(multiplier, d), fixed=True)
         if rho <= 0:
             return StagePlan(self.name, 0.0, 0.0, [])
         if options.selection == "one_way":
@@ -142,13 +143,13 @@ class MarginalsStage(Stage):
         else:
             rest = rho - rho_count
             rounds = aim_rounds(self._aim_settings, d)
-            first = math.sqrt(rounds / (2 * options.aim_gaussian_fraction * rest))
+            first, _ = round_noise(rest, rounds, options.aim_gaussian_fraction)
             events = [ZCDPEvent(rest, label="AIM rounds (adaptive; actual events in the ledger)")]
             plan = StagePlan(self.name, 0.0, rest, events, {
                 "sigma_first_rounds": first * self.sensitivity.l2, "max_rounds": rounds,
                 "aim_rho": rest})
         if rho_count:
-            multiplier = math.sqrt(1.0 / (2.0 * rho_count))
+            multiplier = gaussian_noise_multiplier(rho_count)
             plan.events.insert(0, DiscreteGaussianEvent(
                 multiplier, 1, label="record count (sizes the adaptive grid)"))
             plan.noise["sigma_count"] = multiplier * self.sensitivity.l2
@@ -165,7 +166,7 @@ class MarginalsStage(Stage):
 
     def _one_way_plan(self, rho: float, fixed: bool) -> StagePlan:
         d = len(self.context.domain)
-        multiplier = math.sqrt(d / (2 * rho))
+        multiplier = gaussian_noise_multiplier(rho, d)
         events = [DiscreteGaussianEvent(multiplier, d, label="1-way marginals")]
         noise = {"sigma_one_way": multiplier * self.sensitivity.l2, "noise_multiplier": multiplier}
         return StagePlan(self.name, 0.0, rho, events, noise, fixed=fixed)
@@ -175,9 +176,9 @@ class MarginalsStage(Stage):
         rho_one = options.mst_one_way_fraction * rho
         rho_select = options.mst_selection_fraction * rho
         rho_pairs = rho - rho_one - rho_select
-        one = math.sqrt(d / (2 * rho_one))
-        pairs = math.sqrt((d - 1) / (2 * rho_pairs))
-        epsilon = math.sqrt(8 * rho_select / (d - 1))
+        one = gaussian_noise_multiplier(rho_one, d)
+        pairs = gaussian_noise_multiplier(rho_pairs, d - 1)
+        epsilon = exponential_epsilon(rho_select, d - 1)
         events = [
             DiscreteGaussianEvent(one, d, label="1-way marginals"),
             ExponentialEvent(epsilon, d - 1, label="MST edge selection"),
