@@ -9,7 +9,7 @@ they cost; if they alone exceed the budget, the plan is infeasible and the job r
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from synthpriv.errors import BudgetError
 from synthpriv.privacy.accountant import PrivacyEvent
@@ -21,15 +21,18 @@ from synthpriv.privacy.calibration import (  # noqa: F401  (composed_epsilon: ol
 from synthpriv.stage import Stage, StagePlan
 
 
-@dataclass
+@dataclass(frozen=True)
 class Plan:
-    """Each stage's plan and the composed (ε, δ) of all planned events."""
+    """Each stage's plan and the composed (ε, δ) of all planned events (immutable)."""
 
-    stages: list[StagePlan]
+    stages: tuple[StagePlan, ...]
     epsilon: float
     delta: float
     target_epsilon: float
     neighbouring: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "stages", tuple(self.stages))
 
     def to_dict(self) -> dict:
         return {
@@ -38,7 +41,7 @@ class Plan:
             "delta": self.delta,
             "neighbouring": self.neighbouring,
             "stages": [
-                {"stage": s.stage, "share": s.share, "rho": s.rho, "noise": s.noise,
+                {"stage": s.stage, "share": s.share, "rho": s.rho, "noise": dict(s.noise),
                  "fixed_noise": s.fixed}
                 for s in self.stages
             ],
@@ -54,8 +57,7 @@ def make_plan(
         plans = []
         for stage, share in stages:
             plan = stage.plan(share * t if stage.spends_budget else 0.0)
-            plan.share = share
-            plans.append(plan)
+            plans.append(replace(plan, share=share))
         return plans
 
     def events_at(t: float) -> list[PrivacyEvent]:

@@ -87,7 +87,7 @@ def calibrate_scale(
                 lambda x: PlannedDpEvent(tuple(events_at(math.exp(x)))),
                 epsilon, delta, calibration.LowerEndpointAndGuess(lower, lower + STEP), tol=tol,
             )
-        except calibration.NoBracketIntervalFoundError:
+        except (calibration.NoBracketIntervalFoundError, OverflowError):
             raise BudgetError(
                 "the plan's cost does not grow with its budget; check the recipe") from None
 
