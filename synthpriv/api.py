@@ -178,7 +178,8 @@ class Synthesizer:
 
     def query(self, *columns: str) -> pd.DataFrame:
         """The marginal over ``columns`` from the model with a standard error per cell (see
-        ``ReleasedModel.query``). Marginal recipes only; no further privacy cost."""
+        ``ReleasedModel.query``). Marginal recipes, and the hybrid recipe on the marginals its
+        rows follow its marginals model on; no further privacy cost."""
         return self._require_model().query(list(columns))
 
     def release(self, out_dir: str | Path, *, force: bool = False) -> Path:

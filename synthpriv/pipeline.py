@@ -64,7 +64,7 @@ def plan_job(job: Job) -> tuple[Plan, list[tuple[Stage, float]]]:
     context = plan_context(job)
     recipe = load_recipe(job.config.pipeline.recipe, job.base_dir)
     stages = with_domain_step(job, context, build_stages(job, recipe, context))
-    check_engine(job, recipe.name, [stage for stage, _ in stages])
+    check_contracts(job, recipe.name, [stage for stage, _ in stages])
     budget = job.config.budget
     try:
         plan = make_plan(stages, budget.epsilon, budget.delta, budget.neighbouring)
@@ -78,17 +78,31 @@ def plan_job(job: Job) -> tuple[Plan, list[tuple[Stage, float]]]:
     return plan, stages
 
 
-def check_engine(job: Job, recipe: str, stages: list[Stage]) -> None:
-    """Refuse, before any data is read, a recipe whose stages the configured engine cannot
-    serve: the 'dask' engine returns counts only, so a stage that trains on rows fails there."""
-    if job.config.data.engine != "dask":
-        return
-    needing = [stage.name for stage in stages if stage.needs_rows]
-    if needing:
+def check_contracts(job: Job, recipe: str, stages: list[Stage]) -> None:
+    """Refuse, before any data is read, a recipe whose stages cannot run in its order: each
+    stage's ``requires`` must be provided by the engine (counts; rows only on the local engine)
+    or by a stage before it, and the recipe must end with synthetic rows to release."""
+    available = {"counts"}
+    if job.config.data.engine == "dask":
+        needing = [stage.name for stage in stages if stage.needs_rows]
+        if needing:
+            raise ConfigError(
+                f"{job.source}: recipe '{recipe}' has stage(s) {needing}, which train on the "
+                "rows; the 'dask' engine keeps rows on its workers (only counts come back). Use "
+                "data.engine: local with this recipe, or a marginal recipe (aim, mst, "
+                "independent)."
+            )
+    else:
+        available.add("rows")
+    for stage in stages:
+        missing = sorted(stage.requires - available)
+        if missing:
+            raise ConfigError(f"{job.source}: recipe '{recipe}': {stage.missing(missing[0])}.")
+        available |= stage.provides
+    if "synthetic" not in available:
         raise ConfigError(
-            f"{job.source}: recipe '{recipe}' has stage(s) {needing}, which train on the rows; "
-            "the 'dask' engine keeps rows on its workers (only counts come back). Use "
-            "data.engine: local with this recipe, or a marginal recipe (aim, mst, independent)."
+            f"{job.source}: recipe '{recipe}' releases nothing: no stage provides the synthetic "
+            "rows. End the recipe with the 'sample' stage."
         )
 
 

@@ -8,26 +8,31 @@ they cost; if they alone exceed the budget, the plan is infeasible and the job r
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 from synthpriv.errors import BudgetError
-from synthpriv.privacy import accountant
-from synthpriv.privacy.accountant import Ledger, PrivacyEvent
+from synthpriv.privacy.accountant import PrivacyEvent
+from synthpriv.privacy.calibration import (  # noqa: F401  (composed_epsilon: old import path)
+    RELATIVE_TOLERANCE,
+    calibrate_scale,
+    composed_epsilon,
+)
 from synthpriv.stage import Stage, StagePlan
 
-RELATIVE_TOLERANCE = 1e-3
 
-
-@dataclass
+@dataclass(frozen=True)
 class Plan:
-    """Each stage's plan and the composed (ε, δ) of all planned events."""
+    """Each stage's plan and the composed (ε, δ) of all planned events (immutable)."""
 
-    stages: list[StagePlan]
+    stages: tuple[StagePlan, ...]
     epsilon: float
     delta: float
     target_epsilon: float
     neighbouring: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "stages", tuple(self.stages))
 
     def to_dict(self) -> dict:
         return {
@@ -36,33 +41,11 @@ class Plan:
             "delta": self.delta,
             "neighbouring": self.neighbouring,
             "stages": [
-                {"stage": s.stage, "share": s.share, "rho": s.rho, "noise": s.noise,
+                {"stage": s.stage, "share": s.share, "rho": s.rho, "noise": dict(s.noise),
                  "fixed_noise": s.fixed}
                 for s in self.stages
             ],
         }
-
-
-def rdp_epsilon(events: Sequence[PrivacyEvent], delta: float, neighbouring: str) -> float:
-    return accountant.rdp_epsilon(events, delta, neighbouring)
-
-
-def composed_epsilon(events: Sequence[PrivacyEvent], delta: float, neighbouring: str) -> float:
-    ledger = Ledger(neighbouring)
-    ledger.extend(events)
-    return ledger.epsilon(delta)
-
-
-def _largest_within(fits: Callable[[float], bool], low: float, high: float) -> float:
-    """Largest t (to RELATIVE_TOLERANCE) with fits(t), given fits(low) and a first guess high."""
-    while fits(high):
-        low, high = high, high * 4
-        if high > 1e12:
-            raise BudgetError("the plan's cost does not grow with its budget; check the recipe")
-    while high - low > RELATIVE_TOLERANCE * high and high > 1e-12:
-        middle = (low + high) / 2
-        low, high = (middle, high) if fits(middle) else (low, middle)
-    return low
 
 
 def make_plan(
@@ -74,14 +57,13 @@ def make_plan(
         plans = []
         for stage, share in stages:
             plan = stage.plan(share * t if stage.spends_budget else 0.0)
-            plan.share = share
-            plans.append(plan)
+            plans.append(replace(plan, share=share))
         return plans
 
-    def cost(t: float, accountant=composed_epsilon) -> float:
-        return accountant([e for p in plans_at(t) for e in p.events], delta, neighbouring)
+    def events_at(t: float) -> list[PrivacyEvent]:
+        return [e for p in plans_at(t) for e in p.events]
 
-    fixed_cost = cost(0.0)
+    fixed_cost = composed_epsilon(events_at(0.0), delta, neighbouring)
     if fixed_cost > epsilon:
         raise BudgetError(
             f"the stages with fixed noise alone spend ε = {fixed_cost:.4g} at δ = {delta:g}, more "
@@ -92,10 +74,7 @@ def make_plan(
     if not adjustable:
         plans = plans_at(0.0)
         return Plan(plans, fixed_cost, delta, epsilon, neighbouring)
-    # The RDP bound is never below the reported one and is cheap: bracket with it first, then
-    # refine with the reported (tighter) bound.
-    low = _largest_within(lambda t: cost(t, rdp_epsilon) <= epsilon, 0.0, 1e-3)
-    low = _largest_within(lambda t: cost(t) <= epsilon, low, max(low, 1e-3) * 1.25)
+    low = calibrate_scale(events_at, epsilon, delta, neighbouring)
     if low == 0.0:
         raise BudgetError(
             f"budget ε = {epsilon:g} at δ = {delta:g} is too small for this plan. Raise "

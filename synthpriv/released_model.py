@@ -25,7 +25,7 @@ from synthpriv.marginals.factor import Factor
 from synthpriv.marginals.independent import IndependentModel
 from synthpriv.marginals.measurement import Measurement
 from synthpriv.schema import CategoricalColumn, Schema
-from synthpriv.stage import PipelineState, SamplingModel
+from synthpriv.stage import PipelineState, PriorGuided, SamplingModel
 
 MIN_ACCEPTANCE = 0.01  # conditioning a generator by rejection: below this rate, refuse
 
@@ -126,11 +126,9 @@ class ReleasedModel:
                 f"--marginal {','.join(attributes)}: name distinct modelled columns of the "
                 f"release ({', '.join(self.encoder.domain.attributes)}); unknown: {unknown}."
             )
-        if not isinstance(self.model, GraphicalModel | IndependentModel):
-            raise ConfigError("query: marginals are answered from a marginals model (recipes "
-                              "aim, mst, independent); this model is a generator's.")
-        domain = self.model.domain
-        counts = np.asarray(self.model.project(attributes), dtype=float)
+        model = self._answering(attributes)
+        domain = model.domain
+        counts = np.asarray(model.project(attributes), dtype=float)
         error = np.sqrt(measured_variance(self.measurements, domain, attributes))
         for axis, attribute in enumerate(attributes):
             counts, error = self._refine_axis(counts, error, axis, attribute)
@@ -139,6 +137,32 @@ class ReleasedModel:
         rows = [(*cell, c, e) for cell, c, e in zip(
             product(*labels), counts.ravel(), error.ravel(), strict=True)]
         return pd.DataFrame(rows, columns=[*attributes, "count", "std_error"])
+
+    def _answering(self, attributes: list[str]) -> GraphicalModel | IndependentModel:
+        """The marginals model whose marginal over ``attributes`` the released rows follow: the
+        model itself (aim, mst, independent), or a hybrid generator's marginals model where its
+        rows follow that one (``GuidedGenerator.follows_prior``). Otherwise a clear error."""
+        model = self.model
+        if isinstance(model, PriorGuided) and isinstance(model.prior,
+                                                         GraphicalModel | IndependentModel):
+            if model.follows_prior(attributes):
+                return model.prior
+            raise ConfigError(
+                f"query --marginal {','.join(attributes)}: this release's rows follow its DP "
+                "marginals model only on the measured cliques the generator is raked to (and on "
+                "the columns it does not complete); these columns are drawn jointly by the "
+                "DP-SGD network, whose marginal has no closed form. Query a measured marginal "
+                "(e.g. one column), or draw rows with `synthpriv sample` and count them "
+                "(post-processing: no further privacy cost)."
+            )
+        if not isinstance(model, GraphicalModel | IndependentModel):
+            raise ConfigError(
+                "query: this release's model is a DP-SGD generator without a marginals model "
+                "(recipe dpsgd): its marginals have no closed form. Draw rows with `synthpriv "
+                "sample` and count them (no further privacy cost), or release with a marginal "
+                "or the hybrid recipe (aim, mst, independent, hybrid) to query."
+            )
+        return model
 
     def _refine_axis(
         self, counts: np.ndarray, error: np.ndarray, axis: int, attribute: str

@@ -113,7 +113,7 @@ def build_manifest(
         "config": config,
         "schema": job.schema.model_dump(mode="json"),
         "plan_warnings": warnings or [],
-        "constraints": getattr(state.synthetic, "enforcement", None),
+        "constraints": None if state.synthetic is None else state.synthetic.enforcement,
         "versions": package_versions(),
     }
 

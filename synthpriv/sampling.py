@@ -98,6 +98,8 @@ class SampleStage(Stage):
     name = "sample"
     Options = SampleOptions
     spends_budget = False
+    requires = frozenset({"model"})
+    provides = frozenset({"synthetic"})
 
     def plan(self, rho: float) -> StagePlan:
         return StagePlan(self.name, 0.0, 0.0, [], {})

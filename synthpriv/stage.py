@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import importlib
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 import pandas as pd
@@ -44,16 +44,36 @@ class PlanContext:
     adaptive: frozenset[str] = frozenset()  # numeric columns whose bins the data's DP counts choose
 
 
-@dataclass
+class FrozenNoise(dict):
+    """A plan's noise figures (name → number): a dict that refuses every change after it is
+    made, so a stage cannot alter the noise it was planned with (``StagePlan``)."""
+
+    def _refuse(self, *args: object, **kwargs: object) -> None:
+        raise TypeError("a stage plan's noise cannot be changed once planned")
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _refuse
+    __ior__ = _refuse
+
+    def __reduce__(self) -> tuple:
+        return FrozenNoise, (dict(self),)
+
+
+@dataclass(frozen=True)
 class StagePlan:
-    """A stage's budget (zCDP ρ), the events it will spend at most, and its calibrated noise."""
+    """A stage's budget (zCDP ρ), the events it will spend at most, and its calibrated noise.
+    Immutable once made: the planner calibrates by making new plans (``dataclasses.replace``),
+    and a stage runs exactly what was planned."""
 
     stage: str
     share: float
     rho: float
-    events: list[PrivacyEvent]
-    noise: dict[str, float] = field(default_factory=dict)
+    events: tuple[PrivacyEvent, ...]
+    noise: Mapping[str, float] = field(default_factory=dict)
     fixed: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "events", tuple(self.events))
+        object.__setattr__(self, "noise", FrozenNoise(self.noise))
 
 
 class SamplingModel(Protocol):
@@ -68,6 +88,43 @@ class SamplingModel(Protocol):
         """``records`` rows whose marginals follow the model with controlled rounding."""
 
 
+@runtime_checkable
+class MarginalModel(SamplingModel, Protocol):
+    """A model that answers any marginal of its domain (the marginals stages' models)."""
+
+    def project(self, attributes: Sequence[str]) -> np.ndarray:
+        """The model's counts of the marginal over ``attributes``."""
+
+
+@runtime_checkable
+class PriorGuided(SamplingModel, Protocol):
+    """A model guided by a marginals model (the hybrid recipe's generator): on some marginals
+    its rows follow that model, which then answers them."""
+
+    prior: SamplingModel | None
+
+    def follows_prior(self, attributes: Sequence[str]) -> bool:
+        """Whether the rows' marginal over ``attributes`` is ``prior``'s."""
+
+
+@runtime_checkable
+class RowSource(Protocol):
+    """A count source that also holds the encoded rows in memory (the local engine's)."""
+
+    codes: np.ndarray
+
+
+@runtime_checkable
+class SyntheticTable(Protocol):
+    """The synthetic output: blocks of decoded rows (``synthpriv.sampling.SyntheticRows``)."""
+
+    enforcement: dict | None  # what enforcing the schema's constraints took (the manifest's)
+
+    def __len__(self) -> int: ...
+
+    def __iter__(self) -> Iterator[pd.DataFrame]: ...
+
+
 @dataclass
 class PipelineState:
     """What stages hand to each other. ``data`` is sensitive and never released."""
@@ -78,20 +135,46 @@ class PipelineState:
     requested_records: int | None = None
     measurements: list[Measurement] = field(default_factory=list)
     model: SamplingModel | None = None
-    synthetic: pd.DataFrame | None = None
+    synthetic: SyntheticTable | None = None
     records_source: str = ""
     coarsening: Coarsening | None = None  # the adaptive domain (DP), when a stage chose one
 
 
+# What stages hand each other (``Stage.requires`` / ``Stage.provides``), checked in recipe order
+# when the job is planned (``pipeline.check_contracts``), before any data is read.
+ARTEFACTS = {
+    "counts": "marginal counts of the encoded table (every engine gives them)",
+    "rows": "the encoded rows in memory (the local engine; the dask engine keeps rows on its "
+            "workers and returns counts only)",
+    "measurements": "DP measurements of marginals",
+    "model": "a fitted model that draws rows",
+    "synthetic": "the synthetic rows",
+}
+
+
 class Stage(ABC):
-    """A step of a recipe. Subclasses set ``name``, ``Options`` and ``spends_budget``."""
+    """A step of a recipe. Subclasses set ``name``, ``Options`` and ``spends_budget``, and their
+    contract: the ``ARTEFACTS`` they ``require`` from the stages before them (or the engine) and
+    those they ``provide`` (a property where it depends on the options).
+
+    To add a stage: subclass it, decorate it with ``@register``, and name its module in
+    ``synthpriv.pipeline.STAGE_MODULES``; a recipe can then list it (one line)."""
 
     name: ClassVar[str]
     Options: ClassVar[type[StageOptions]] = StageOptions
     spends_budget: ClassVar[bool] = True
-    # Contract checked when the job is planned: True for a stage that reads the encoded rows
-    # themselves (not only counts), which an engine that keeps rows on its workers cannot give.
-    needs_rows: ClassVar[bool] = False
+    requires: frozenset[str] = frozenset()
+    provides: frozenset[str] = frozenset()
+
+    @property
+    def needs_rows(self) -> bool:
+        """Whether the stage reads the encoded rows themselves, not only counts."""
+        return "rows" in self.requires
+
+    def missing(self, artefact: str) -> str:
+        """Why the stage cannot run without ``artefact`` and how to fix it (a recipe error)."""
+        return (f"stage '{self.name}' needs {ARTEFACTS[artefact]}, which no stage before it "
+                "provides; put a stage that does before it in the recipe")
 
     def __init__(self, options: dict[str, Any], context: PlanContext, source: str) -> None:
         try:

@@ -4,6 +4,7 @@ them to the DP marginals, resample. Post-processing only: no budget."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,6 +37,19 @@ class GuidedGenerator:
     expected_batch: float = 0.0  # q·N̂ that divided DP-SGD's noisy sums (public or DP)
     prior: SamplingModel | None = None  # the marginals model: candidates or rows to complete
     prior_fraction: float = 0.0
+
+    def follows_prior(self, attributes: Sequence[str]) -> bool:
+        """Whether the rows' marginal over ``attributes`` is the marginals model's (``prior``):
+        columns the network does not complete are the prior's own draws (exactly), and the rows
+        are raked to the prior's marginal on every target clique (to the raking's convergence).
+        Elsewhere the network's joint draws decide it, which has no closed form."""
+        if self.prior is None:
+            return False
+        wanted = set(attributes)
+        drawn = {self.domain.attributes[j] for j in self.network.order[self.network.given:]}
+        if self.network.given and not wanted & drawn:
+            return True
+        return any(wanted <= set(target.clique) for target in self.targets)
 
     def _draw(self, records: int, rng: np.random.Generator, systematic: bool) -> np.ndarray:
         if self.network.given:

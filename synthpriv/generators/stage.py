@@ -23,22 +23,33 @@ low-order marginal holds.
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Literal, cast
 
 import numpy as np
 import torch
 from pydantic import Field
 
-from synthpriv.domain import Domain
+from synthpriv.domain import CountSource, Domain
 from synthpriv.errors import ConfigError
 from synthpriv.generators.autoregressive import AutoregressiveModel
 from synthpriv.generators.dpsgd import DpSgdSettings, noise_generator, train_dp_sgd
 from synthpriv.generators.guidance import Target
 from synthpriv.generators.model import GuidedGenerator
+from synthpriv.marginals.estimation import GraphicalModel
 from synthpriv.marginals.measurement import measure_marginal
 from synthpriv.privacy.accountant import DiscreteGaussianEvent, Ledger, SubsampledGaussianEvent
+from synthpriv.privacy.conversions import dpsgd_noise_multiplier_guess, gaussian_noise_multiplier
 from synthpriv.privacy.randomness import RandomSource
-from synthpriv.stage import PipelineState, SamplingModel, Stage, StageOptions, StagePlan, register
+from synthpriv.stage import (
+    MarginalModel,
+    PipelineState,
+    RowSource,
+    SamplingModel,
+    Stage,
+    StageOptions,
+    StagePlan,
+    register,
+)
 
 COUNT_SENSITIVITY = 1.0  # a count moves by ≤ 1 under add/remove (0 under replace-one: 1 bounds it)
 
@@ -87,8 +98,28 @@ class GeneratorStage(Stage):
     """DP-SGD autoregressive generator (see the module docstring)."""
 
     name = "generator"
-    needs_rows = True  # trains on the encoded rows: refused with the dask engine at plan time
     Options = GeneratorOptions
+    provides = frozenset({"model"})
+
+    @property
+    def requires(self) -> frozenset[str]:  # type: ignore[override]
+        """The encoded rows (it trains on them: refused with the dask engine at plan time), and
+        a marginals model when it completes one or takes the record count from one."""
+        needed = {"rows"}
+        if self.options.complete or (self.context.public_records is None
+                                     and self.options.records_from == "marginals"):
+            needed.add("model")
+        return frozenset(needed)
+
+    def missing(self, artefact: str) -> str:
+        if artefact == "model" and self.options.complete:
+            return ("stage 'generator': complete needs a marginals stage before it (it draws the "
+                    "other columns); put one first in the recipe")
+        if artefact == "model":
+            return ("stage 'generator' takes the record count from a marginals stage "
+                    "(records_from: marginals) but none runs before it. Put a marginals stage "
+                    "first, set data.public_records, or set records_from: measure")
+        return super().missing(artefact)
 
     @property
     def sample_rate(self) -> float:
@@ -120,12 +151,11 @@ class GeneratorStage(Stage):
         if self.measures_count:
             rho_count = self.options.count_fraction * rho
             rho_sgd = rho - rho_count
-            count_multiplier = math.sqrt(1.0 / (2.0 * rho_count))
+            count_multiplier = gaussian_noise_multiplier(rho_count)
             events.append(DiscreteGaussianEvent(count_multiplier, 1, label="record count"))
             noise["sigma_count"] = count_multiplier * COUNT_SENSITIVITY
-        # Small-q approximation of the subsampled Gaussian's zCDP (≈ 2q²/z² per step): monotone
-        # in ρ; the planner's search on the real accountant sets the final scale.
-        multiplier = q * math.sqrt(2.0 * steps / rho_sgd)
+        # A scale monotone in ρ; the planner's search on the real accountant sets the final one.
+        multiplier = dpsgd_noise_multiplier_guess(q, steps, rho_sgd)
         events.append(SubsampledGaussianEvent(q, multiplier, steps, label="DP-SGD steps"))
         noise.update({"noise_multiplier": multiplier, "sample_rate": q, "steps": steps,
                       "max_grad_norm": self.options.max_grad_norm})
@@ -148,13 +178,7 @@ class GeneratorStage(Stage):
             max_grad_norm=options.max_grad_norm, steps=int(plan.noise["steps"]),
             learning_rate=options.learning_rate, physical_batch=options.physical_batch,
         )
-        rows = getattr(state.data, "codes", None)
-        if rows is None:
-            raise ConfigError(
-                "stage 'generator' trains on the rows, which the 'dask' engine keeps on its "
-                "workers (only counts come back). Use data.engine: local for recipes with a "
-                "generator stage."
-            )
+        rows = _rows(state.data)
         cell_type = np.uint8 if max(domain.shape) <= 256 else np.int32
         # The refusal reads N̂ (public or DP), never the realised row count, so whether it fires
         # is post-processing of a mechanism's output and its message reveals nothing more.
@@ -228,6 +252,20 @@ class GeneratorStage(Stage):
         return max(1.0, float(count.noisy_counts))
 
 
+def _rows(data: CountSource) -> np.ndarray:
+    """The encoded rows of a ``RowSource`` (read once: a recoded source builds them on access).
+    The plan refuses the dask engine, which has none, before any data is read; this guards a
+    caller that runs the stage by hand."""
+    try:
+        return cast(RowSource, data).codes
+    except AttributeError:
+        raise ConfigError(
+            "stage 'generator' trains on the rows, which the 'dask' engine keeps on its "
+            "workers (only counts come back). Use data.engine: local for recipes with a "
+            "generator stage."
+        ) from None
+
+
 def _device(choice: str) -> torch.device:
     if choice == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -241,7 +279,7 @@ def column_order(domain: Domain, model: SamplingModel | None) -> list[int]:
     """Domain column indices in modelling order: along the marginals model's junction tree
     (root clique first, then each clique's new attributes), else the schema order. Built from
     DP outputs and the public schema only."""
-    tree = getattr(model, "tree", None)
+    tree = model.tree if isinstance(model, GraphicalModel) else None
     if tree is None:
         return list(range(len(domain)))
     ordered: list[str] = []
@@ -257,7 +295,6 @@ def guidance_targets(state: PipelineState) -> tuple[Target, ...]:
     if state.model is None or not state.measurements:
         return ()
     cliques = list(dict.fromkeys(tuple(m.clique) for m in state.measurements))
-    project = getattr(state.model, "project", None)
-    if project is None:
+    if not isinstance(state.model, MarginalModel):
         return tuple(Target(m.clique, m.noisy_counts) for m in state.measurements)
-    return tuple(Target(c, np.asarray(project(c))) for c in cliques)
+    return tuple(Target(c, np.asarray(state.model.project(c))) for c in cliques)

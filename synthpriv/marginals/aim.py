@@ -29,6 +29,7 @@ from synthpriv.marginals.selection import (
     workload_weights,
 )
 from synthpriv.privacy.accountant import ExponentialEvent, ZCDPFilter
+from synthpriv.privacy.budget import RoundBudget
 from synthpriv.privacy.mechanisms import exponential_mechanism
 from synthpriv.privacy.randomness import RandomSource
 
@@ -126,16 +127,15 @@ def run_aim(
     | None = None,
 ) -> tuple[list[Measurement], GraphicalModel]:
     """Spend the zCDP filter ``budget`` on AIM's rounds; return the measurements and the model.
+    The rounds spend through a ``RoundBudget`` on the filter: the filter (the ledger's) is the
+    only tally of what was spent.
 
     ``adapt`` (post-processing) may replace the data source and the 1-way measurements by coarser
     ones once those are measured (the adaptive domain); the rounds then run on its domain.
     """
     rng = source.numpy_generator()
-    rho = budget.rho
-    rounds = aim_rounds(settings, len(data.domain))
-    alpha = settings.gaussian_fraction
-    multiplier = math.sqrt(rounds / (2 * alpha * rho))  # σ / Δ2 of one measurement
-    epsilon = math.sqrt(8 * (1 - alpha) * rho / rounds)
+    spend = RoundBudget(budget, aim_rounds(settings, len(data.domain)), settings.gaussian_fraction)
+    multiplier = spend.multiplier  # σ / Δ2 of one measurement
     data.marginals([(a,) for a in data.domain.attributes])  # one pass counts them all
     measurements = [
         measure_marginal(data, (a,), multiplier * sensitivity.l2, sensitivity.l2, source, budget)
@@ -152,14 +152,10 @@ def run_aim(
     truth = data.marginals(candidates)  # one pass over the data for every candidate
     model = estimate(domain, measurements, iterations=settings.round_iterations,
                      max_cells=settings.max_model_cells)
-    while budget.remaining > rho * 1e-12:
-        remaining = budget.remaining
-        if remaining < 2 * (1 / (2 * multiplier**2) + epsilon**2 / 8):
-            multiplier = math.sqrt(1 / (2 * alpha * remaining))
-            epsilon = math.sqrt(8 * (1 - alpha) * remaining)
+    while not spend.exhausted:
+        multiplier, epsilon = spend.next_round()
         sigma = multiplier * sensitivity.l2
-        round_cost = 1 / (2 * multiplier**2) + epsilon**2 / 8
-        limit = settings.max_model_cells * (budget.spent + round_cost) / rho
+        limit = spend.spent_fraction_after_round(settings.max_model_cells)
         allowed = _within_size(domain, model, [m.clique for m in measurements], candidates, limit)
         scores = aim_scores(truth, model, allowed, weights, sigma)
         score_sensitivity = aim_score_sensitivity(allowed, weights, sensitivity.l1)
@@ -170,7 +166,7 @@ def run_aim(
         model = estimate(domain, measurements, iterations=settings.round_iterations,
                          max_cells=settings.max_model_cells, warm_start=model)
         if np.abs(model.project(chosen) - before).sum() <= BIAS * sigma * before.size:
-            multiplier, epsilon = multiplier / 2, epsilon * 2
+            spend.anneal()
     model = estimate(domain, measurements, iterations=settings.final_iterations,
                      max_cells=settings.max_model_cells, warm_start=model)
     return measurements, model

@@ -1,22 +1,29 @@
-"""The marginals stage: select marginals, measure them with the discrete Gaussian mechanism,
+"""The marginals stages: select marginals, measure them with the discrete Gaussian mechanism,
 estimate one model consistent with the measurements.
 
 Sensitivity: each marginal is a histogram of L2 sensitivity Δ = 1 under add/remove (√2 under
 replace-one); measuring k marginals with noise σ each costs k·Δ²/(2σ²) zCDP. Selection scores are
 L1 errors of marginals, of sensitivity 1 under add/remove (2 under replace-one).
 
-Selections:
-* ``one_way``: every 1-way marginal, columns independent (a baseline);
-* ``mst``: 1-way marginals, then a maximum spanning tree of pairs chosen by the exponential
-  mechanism, measured and fitted as a graphical model (MST);
-* ``aim``: adaptive rounds over a workload of all k-way marginals (AIM).
+Selections, one class each over the shared select–measure–estimate base ``MarginalsStage``,
+listed in ``SELECTIONS`` (the recipe's ``stage: marginals`` with ``selection: NAME`` builds
+``SELECTIONS[NAME]``):
+* ``one_way`` (``IndependentStage``): every 1-way marginal, columns independent (a baseline);
+* ``mst`` (``MstStage``): 1-way marginals, then a maximum spanning tree of pairs chosen by the
+  exponential mechanism, measured and fitted as a graphical model (MST);
+* ``aim`` (``AimStage``): adaptive rounds over a workload of all k-way marginals (AIM).
+
+To add a selection: subclass ``MarginalsStage`` with its ``selection`` name, ``_events`` (what
+it spends of ρ) and ``_fit`` (what it measures and estimates), add it to ``SELECTIONS`` and to
+``MarginalsOptions.selection``.
 """
 
 from __future__ import annotations
 
-import math
+from abc import abstractmethod
+from collections.abc import Mapping
 from itertools import combinations
-from typing import Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
@@ -36,7 +43,15 @@ from synthpriv.marginals.estimation import estimate
 from synthpriv.marginals.independent import IndependentModel
 from synthpriv.marginals.measurement import Measurement, estimate_total, measure_marginal
 from synthpriv.marginals.selection import mst_select
-from synthpriv.privacy.accountant import DiscreteGaussianEvent, ExponentialEvent, Ledger, ZCDPEvent
+from synthpriv.privacy.accountant import (
+    DiscreteGaussianEvent,
+    ExponentialEvent,
+    Ledger,
+    PrivacyEvent,
+    ZCDPEvent,
+)
+from synthpriv.privacy.budget import round_noise
+from synthpriv.privacy.conversions import exponential_epsilon, gaussian_noise_multiplier, gaussian_rho
 from synthpriv.privacy.mechanisms import histogram_l1_sensitivity, histogram_l2_sensitivity
 from synthpriv.privacy.randomness import RandomSource
 from synthpriv.stage import (
@@ -87,13 +102,28 @@ class MarginalsOptions(StageOptions):
 
 @register
 class MarginalsStage(Stage):
-    """Select, measure and estimate marginals (see the module docstring)."""
+    """Select, measure and estimate marginals: the shared base of the selections (see the module
+    docstring). ``MarginalsStage(options, ...)`` builds the class of ``options['selection']``."""
 
     name = "marginals"
     Options = MarginalsOptions
+    requires = frozenset({"counts"})
+    provides = frozenset({"measurements", "model"})
+    selection: ClassVar[str]
+    counted_degree: ClassVar[int] = 1  # the widest marginal every run counts (size check)
+    adapts: ClassVar[bool] = True  # chooses the adaptive domain from its noisy 1-way counts
 
-    def __init__(self, options: dict, context: PlanContext, source: str) -> None:
-        super().__init__(options, context, source)
+    def __new__(cls, *args: Any, **kwargs: Any) -> MarginalsStage:
+        """The class of ``options['selection']`` (a bad name fails validation in ``__init__``);
+        unpickling calls this with no arguments on the subclass itself."""
+        if cls is MarginalsStage:
+            options = args[0] if args else kwargs.get("options")
+            selection = options.get("selection") if isinstance(options, Mapping) else None
+            cls = SELECTIONS.get(selection if isinstance(selection, str) else "", IndependentStage)
+        return super().__new__(cls)
+
+    def __init__(self, options: Mapping[str, Any], context: PlanContext, source: str) -> None:
+        super().__init__(dict(options), context, source)
         self._check_marginal_sizes(source)
 
     def _check_marginal_sizes(self, source: str) -> None:
@@ -101,7 +131,7 @@ class MarginalsStage(Stage):
         than ``max_model_cells`` cells (one_way and mst count every 1-way, mst every pair): a
         clear error instead of an out-of-memory kill. AIM skips such candidates itself."""
         domain, limit = self.context.domain, self.options.max_model_cells
-        degree = {"one_way": 1, "mst": 2}.get(self.options.selection, 1)
+        degree = self.counted_degree
         largest = max(combinations(domain.attributes, min(degree, len(domain))), key=domain.size)
         if domain.size(largest) > limit:
             raise ConfigError(
@@ -112,123 +142,54 @@ class MarginalsStage(Stage):
             )
 
     @property
-    def _aim_settings(self) -> AimSettings:
-        options = self.options
-        return AimSettings(
-            options.aim_workload_degree, options.aim_rounds_per_attribute,
-            options.aim_gaussian_fraction, options.max_model_cells,
-            options.aim_round_iterations, options.iterations,
-            options.aim_max_rounds, options.aim_max_workload,
-        )
-
-    @property
     def sensitivity(self) -> Sensitivity:
         relation = self.context.neighbouring
         return Sensitivity(histogram_l1_sensitivity(relation), histogram_l2_sensitivity(relation))
 
     def plan(self, rho: float) -> StagePlan:
-        options = self.options
-        d = len(self.context.domain)
-        if options.sigma is not None:
-            multiplier = options.sigma / self.sensitivity.l2
-            return self._one_way_plan(d / (2 * multiplier**2), fixed=True)
         if rho <= 0:
             return StagePlan(self.name, 0.0, 0.0, [])
-        if options.selection == "one_way":
-            return self._one_way_plan(rho, fixed=False)
-        rho_count = options.domain_count_fraction * rho if self._counts_records else 0.0
-        if options.selection == "mst":
-            plan = self._mst_plan(rho - rho_count, d)
-        else:
-            rest = rho - rho_count
-            rounds = aim_rounds(self._aim_settings, d)
-            first = math.sqrt(rounds / (2 * options.aim_gaussian_fraction * rest))
-            events = [ZCDPEvent(rest, label="AIM rounds (adaptive; actual events in the ledger)")]
-            plan = StagePlan(self.name, 0.0, rest, events, {
-                "sigma_first_rounds": first * self.sensitivity.l2, "max_rounds": rounds,
-                "aim_rho": rest})
+        rho_count = self.options.domain_count_fraction * rho if self._counts_records else 0.0
+        events, noise = [], {}
         if rho_count:
-            multiplier = math.sqrt(1.0 / (2.0 * rho_count))
-            plan.events.insert(0, DiscreteGaussianEvent(
+            multiplier = gaussian_noise_multiplier(rho_count)
+            events.append(DiscreteGaussianEvent(
                 multiplier, 1, label="record count (sizes the adaptive grid)"))
-            plan.noise["sigma_count"] = multiplier * self.sensitivity.l2
-        plan.rho = rho
-        return plan
+            noise["sigma_count"] = multiplier * self.sensitivity.l2
+        selected, figures = self._events(rho - rho_count, len(self.context.domain))
+        return StagePlan(self.name, 0.0, rho, [*events, *selected], {**figures, **noise})
+
+    @abstractmethod
+    def _events(self, rho: float, d: int) -> tuple[list[PrivacyEvent], dict[str, float]]:
+        """The events the selection runs with zCDP ``rho`` on ``d`` columns, and its noise."""
+
+    def run(
+        self, state: PipelineState, plan: StagePlan, ledger: Ledger, source: RandomSource
+    ) -> None:
+        state.measurements, state.model = self._fit(state, plan, ledger, source)
+
+    @abstractmethod
+    def _fit(
+        self, state: PipelineState, plan: StagePlan, ledger: Ledger, source: RandomSource
+    ) -> tuple[list[Measurement], Any]:
+        """Measure (recording every mechanism in ``ledger``) and estimate: the measurements and
+        the model."""
 
     @property
     def _counts_records(self) -> bool:
         """Whether the stage measures a record count to size the adaptive grid: adaptive
         columns, a selection that adapts (mst, aim), and no public count."""
         context, options = self.context, self.options
-        return (options.adaptive_domain and options.selection in ("mst", "aim")
+        return (options.adaptive_domain and self.adapts
                 and bool(context.adaptive) and context.public_records is None)
 
-    def _one_way_plan(self, rho: float, fixed: bool) -> StagePlan:
-        d = len(self.context.domain)
-        multiplier = math.sqrt(d / (2 * rho))
-        events = [DiscreteGaussianEvent(multiplier, d, label="1-way marginals")]
-        noise = {"sigma_one_way": multiplier * self.sensitivity.l2, "noise_multiplier": multiplier}
-        return StagePlan(self.name, 0.0, rho, events, noise, fixed=fixed)
-
-    def _mst_plan(self, rho: float, d: int) -> StagePlan:
-        options = self.options
-        rho_one = options.mst_one_way_fraction * rho
-        rho_select = options.mst_selection_fraction * rho
-        rho_pairs = rho - rho_one - rho_select
-        one = math.sqrt(d / (2 * rho_one))
-        pairs = math.sqrt((d - 1) / (2 * rho_pairs))
-        epsilon = math.sqrt(8 * rho_select / (d - 1))
-        events = [
-            DiscreteGaussianEvent(one, d, label="1-way marginals"),
-            ExponentialEvent(epsilon, d - 1, label="MST edge selection"),
-            DiscreteGaussianEvent(pairs, d - 1, label="2-way marginals of the tree"),
-        ]
-        noise = {"sigma_one_way": one * self.sensitivity.l2,
-                 "sigma_two_way": pairs * self.sensitivity.l2, "selection_epsilon": epsilon}
-        return StagePlan(self.name, 0.0, rho, events, noise)
-
-    def run(
-        self, state: PipelineState, plan: StagePlan, ledger: Ledger, source: RandomSource
-    ) -> None:
-        options = self.options
-        data, l2 = state.data, self.sensitivity.l2
-        fine = data
-        if options.selection == "aim":
-            grid = self._measured_grid(state, plan, plan.noise["sigma_first_rounds"], ledger,
-                                       source)
-            data = fine if grid is None else RecodedCounts(fine, grid)
-            settings = self._aim_settings
-            budget = ledger.open_filter(plan.noise["aim_rho"], "AIM rounds (adaptive)")
-            state.measurements, state.model = run_aim(
-                data, settings, self.sensitivity, source, budget,
-                adapt=lambda data, one_way: self._adapt(state, data, one_way, fine, grid),
-            )
-            return
-        sigma = plan.noise["sigma_one_way"]
-        grid = None
-        if options.selection != "one_way":
-            grid = self._measured_grid(state, plan, sigma, ledger, source)
-            data = fine if grid is None else RecodedCounts(fine, grid)
-        data.marginals([(a,) for a in data.domain.attributes])  # one pass counts them all
-        state.measurements = [
-            measure_marginal(data, (a,), sigma, l2, source, ledger) for a in data.domain.attributes
-        ]
-        if options.selection == "mst":
-            data, state.measurements = self._adapt(state, data, state.measurements, fine, grid)
-        independent = IndependentModel.from_measurements(data.domain, state.measurements)
-        if options.selection == "one_way":  # the fine 1-way counts are the whole model
-            state.model = independent
-            return
-        epsilon = plan.noise["selection_epsilon"]
-        tree = mst_select(data, independent.project, epsilon, self.sensitivity.l1,
-                          source.numpy_generator())
-        ledger.record(ExponentialEvent(epsilon, len(tree), label="MST edge selection"))
-        sigma_pairs = plan.noise["sigma_two_way"]
-        state.measurements += [
-            measure_marginal(data, pair, sigma_pairs, l2, source, ledger) for pair in tree
-        ]
-        state.model = estimate(data.domain, state.measurements, iterations=options.iterations,
-                               max_cells=options.max_model_cells)
+    def _measure_one_way(
+        self, data: CountSource, sigma: float, ledger: Ledger, source: RandomSource
+    ) -> list[Measurement]:
+        """Every 1-way marginal of ``data`` with noise σ (one pass counts them all)."""
+        data.marginals([(a,) for a in data.domain.attributes])
+        return [measure_marginal(data, (a,), sigma, self.sensitivity.l2, source, ledger)
+                for a in data.domain.attributes]
 
     def _measured_grid(
         self, state: PipelineState, plan: StagePlan, sigma: float, ledger: Ledger,
@@ -267,3 +228,125 @@ class MarginalsStage(Stage):
         state.coarsening = total
         state.data = RecodedCounts(fine, total)
         return state.data, [coarse_measurement(m, chosen) for m in one_way]
+
+
+class IndependentStage(MarginalsStage):
+    """``one_way``: the noisy 1-way marginals are the whole model (columns independent)."""
+
+    selection = "one_way"
+    adapts = False
+
+    def plan(self, rho: float) -> StagePlan:
+        d = len(self.context.domain)
+        if self.options.sigma is not None:  # fixed noise: costs what it costs
+            multiplier = self.options.sigma / self.sensitivity.l2
+            return self._one_way_plan(gaussian_rho(multiplier, d), fixed=True)
+        if rho <= 0:
+            return StagePlan(self.name, 0.0, 0.0, [])
+        return self._one_way_plan(rho, fixed=False)
+
+    def _one_way_plan(self, rho: float, fixed: bool) -> StagePlan:
+        events, noise = self._events(rho, len(self.context.domain))
+        return StagePlan(self.name, 0.0, rho, events, noise, fixed=fixed)
+
+    def _events(self, rho: float, d: int) -> tuple[list[PrivacyEvent], dict[str, float]]:
+        multiplier = gaussian_noise_multiplier(rho, d)
+        events: list[PrivacyEvent] = [DiscreteGaussianEvent(multiplier, d, label="1-way marginals")]
+        return events, {"sigma_one_way": multiplier * self.sensitivity.l2,
+                        "noise_multiplier": multiplier}
+
+    def _fit(
+        self, state: PipelineState, plan: StagePlan, ledger: Ledger, source: RandomSource
+    ) -> tuple[list[Measurement], IndependentModel]:
+        measurements = self._measure_one_way(state.data, plan.noise["sigma_one_way"], ledger,
+                                             source)
+        return measurements, IndependentModel.from_measurements(state.data.domain, measurements)
+
+
+class MstStage(MarginalsStage):
+    """``mst``: 1-way marginals, a maximum spanning tree of pairs chosen by the exponential
+    mechanism, its pairs measured, a graphical model fitted (McKenna et al. 2021)."""
+
+    selection = "mst"
+    counted_degree = 2
+
+    def _events(self, rho: float, d: int) -> tuple[list[PrivacyEvent], dict[str, float]]:
+        options = self.options
+        rho_one = options.mst_one_way_fraction * rho
+        rho_select = options.mst_selection_fraction * rho
+        rho_pairs = rho - rho_one - rho_select
+        one = gaussian_noise_multiplier(rho_one, d)
+        pairs = gaussian_noise_multiplier(rho_pairs, d - 1)
+        epsilon = exponential_epsilon(rho_select, d - 1)
+        events = [
+            DiscreteGaussianEvent(one, d, label="1-way marginals"),
+            ExponentialEvent(epsilon, d - 1, label="MST edge selection"),
+            DiscreteGaussianEvent(pairs, d - 1, label="2-way marginals of the tree"),
+        ]
+        noise = {"sigma_one_way": one * self.sensitivity.l2,
+                 "sigma_two_way": pairs * self.sensitivity.l2, "selection_epsilon": epsilon}
+        return events, noise
+
+    def _fit(
+        self, state: PipelineState, plan: StagePlan, ledger: Ledger, source: RandomSource
+    ) -> tuple[list[Measurement], Any]:
+        sigma = plan.noise["sigma_one_way"]
+        fine = state.data
+        grid = self._measured_grid(state, plan, sigma, ledger, source)
+        data = fine if grid is None else RecodedCounts(fine, grid)
+        measurements = self._measure_one_way(data, sigma, ledger, source)
+        data, measurements = self._adapt(state, data, measurements, fine, grid)
+        independent = IndependentModel.from_measurements(data.domain, measurements)
+        epsilon = plan.noise["selection_epsilon"]
+        tree = mst_select(data, independent.project, epsilon, self.sensitivity.l1,
+                          source.numpy_generator())
+        ledger.record(ExponentialEvent(epsilon, len(tree), label="MST edge selection"))
+        sigma_pairs = plan.noise["sigma_two_way"]
+        measurements += [measure_marginal(data, pair, sigma_pairs, self.sensitivity.l2, source,
+                                          ledger) for pair in tree]
+        model = estimate(data.domain, measurements, iterations=self.options.iterations,
+                         max_cells=self.options.max_model_cells)
+        return measurements, model
+
+
+class AimStage(MarginalsStage):
+    """``aim``: adaptive rounds over a workload of k-way marginals (McKenna et al. 2022), spent
+    through a zCDP filter on the ledger (synthpriv.marginals.aim)."""
+
+    selection = "aim"
+
+    @property
+    def _aim_settings(self) -> AimSettings:
+        options = self.options
+        return AimSettings(
+            options.aim_workload_degree, options.aim_rounds_per_attribute,
+            options.aim_gaussian_fraction, options.max_model_cells,
+            options.aim_round_iterations, options.iterations,
+            options.aim_max_rounds, options.aim_max_workload,
+        )
+
+    def _events(self, rho: float, d: int) -> tuple[list[PrivacyEvent], dict[str, float]]:
+        """AIM reserves ``rho`` for its adaptive rounds (a zCDP filter when it runs)."""
+        rounds = aim_rounds(self._aim_settings, d)
+        first, _ = round_noise(rho, rounds, self.options.aim_gaussian_fraction)
+        events: list[PrivacyEvent] = [
+            ZCDPEvent(rho, label="AIM rounds (adaptive; actual events in the ledger)")]
+        return events, {"sigma_first_rounds": first * self.sensitivity.l2, "max_rounds": rounds,
+                        "aim_rho": rho}
+
+    def _fit(
+        self, state: PipelineState, plan: StagePlan, ledger: Ledger, source: RandomSource
+    ) -> tuple[list[Measurement], Any]:
+        fine = state.data
+        grid = self._measured_grid(state, plan, plan.noise["sigma_first_rounds"], ledger, source)
+        data = fine if grid is None else RecodedCounts(fine, grid)
+        budget = ledger.open_filter(plan.noise["aim_rho"], "AIM rounds (adaptive)")
+        return run_aim(
+            data, self._aim_settings, self.sensitivity, source, budget,
+            adapt=lambda data, one_way: self._adapt(state, data, one_way, fine, grid),
+        )
+
+
+SELECTIONS: dict[str, type[MarginalsStage]] = {
+    stage.selection: stage for stage in (IndependentStage, MstStage, AimStage)
+}

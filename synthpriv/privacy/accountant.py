@@ -33,6 +33,12 @@ from dp_accounting.pld import common as pld_common
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 from dp_accounting.rdp import rdp_privacy_accountant as rdp_lib
 
+from synthpriv.privacy.conversions import (
+    composed_gaussian_multiplier,
+    exponential_rho,
+    gaussian_rho,
+)
+
 NEIGHBOURING_RELATIONS = {
     "add_remove": dpa.NeighboringRelation.ADD_OR_REMOVE_ONE,
     "replace_one": dpa.NeighboringRelation.REPLACE_ONE,
@@ -152,7 +158,7 @@ def _to_dp_event(event: PrivacyEvent) -> dpa.DpEvent:
     if isinstance(event, GaussianEvent):
         return dpa.SelfComposedDpEvent(dpa.GaussianDpEvent(event.noise_multiplier), event.count)
     if isinstance(event, DiscreteGaussianEvent):
-        rho = 1.0 / (2.0 * event.noise_multiplier**2)
+        rho = gaussian_rho(event.noise_multiplier)
         return dpa.SelfComposedDpEvent(dpa.ZCDpEvent(rho), event.count)
     if isinstance(event, SubsampledGaussianEvent):
         sampled = dpa.PoissonSampledDpEvent(
@@ -160,7 +166,7 @@ def _to_dp_event(event: PrivacyEvent) -> dpa.DpEvent:
         )
         return dpa.SelfComposedDpEvent(sampled, event.steps)
     if isinstance(event, ExponentialEvent):
-        return dpa.SelfComposedDpEvent(dpa.ZCDpEvent(event.epsilon**2 / 8.0), event.count)
+        return dpa.SelfComposedDpEvent(dpa.ZCDpEvent(exponential_rho(event.epsilon)), event.count)
     if isinstance(event, ZCDPEvent):
         return dpa.SelfComposedDpEvent(dpa.ZCDpEvent(event.rho), event.count)
     raise TypeError(f"unknown privacy event {event!r}")
@@ -235,13 +241,14 @@ def pld_epsilon(events: Iterable[PrivacyEvent], delta: float, neighbouring: str)
     events, delta = split_threshold(events, delta)
     if delta <= 0:
         return math.inf
-    precision = sum(e.count / e.noise_multiplier**2 for e in events if isinstance(e, GaussianEvent))
+    gaussian = composed_gaussian_multiplier(
+        [(e.noise_multiplier, e.count) for e in events if isinstance(e, GaussianEvent)])
     total: pld_lib.PrivacyLossDistribution | None = None
-    if precision > 0:
+    if gaussian is not None:
         # A unit shift under either relation (the multiplier is relative to the relation's
         # sensitivity); dp-accounting's REPLACE_ONE would double the shift a second time.
         total = pld_lib.from_gaussian_mechanism(
-            1.0 / math.sqrt(precision), value_discretization_interval=PLD_DISCRETISATION,
+            gaussian, value_discretization_interval=PLD_DISCRETISATION,
         )
     grouped = Counter(_unlabelled(e) for e in events if not isinstance(e, GaussianEvent))
     for event, repeats in grouped.items():
@@ -266,9 +273,9 @@ def zcdp_rho(event: PrivacyEvent) -> float:
     (bounded range, Cesar & Rogers 2021). DP-SGD has no useful zCDP bound: it cannot be spent
     through a filter."""
     if isinstance(event, GaussianEvent | DiscreteGaussianEvent):
-        return event.count / (2.0 * event.noise_multiplier**2)
+        return gaussian_rho(event.noise_multiplier, event.count)
     if isinstance(event, ExponentialEvent):
-        return event.count * event.epsilon**2 / 8.0
+        return exponential_rho(event.epsilon, event.count)
     if isinstance(event, ZCDPEvent):
         return event.count * event.rho
     raise TypeError(f"{type(event).__name__} has no zCDP bound to spend through a filter")

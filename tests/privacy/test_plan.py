@@ -45,3 +45,27 @@ def test_fixed_noise_within_the_budget_is_kept(write_job) -> None:
     plan, _ = plan_job(job)
     assert plan.stages[0].noise["sigma_one_way"] == 50.0
     assert plan.epsilon < 1.0
+
+
+def test_a_stage_plan_cannot_be_changed_once_made(write_job) -> None:
+    """Immutable plans (issue 14, item 4): no field, event list or noise figure can be altered
+    after planning, and a plan survives pickling (to the shadow attack's workers) unchanged."""
+    import copy
+    import dataclasses
+    import pickle
+
+    plan, _ = plan_job(load_job(write_job({"pipeline": {"recipe": "mst"}})))
+    stage = plan.stages[0]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        stage.rho = 2 * stage.rho
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        plan.epsilon = 0.0
+    with pytest.raises(AttributeError):
+        stage.events.append(stage.events[0])
+    for change in (lambda n: n.__setitem__("sigma_one_way", 1.0), lambda n: n.update(x=1.0),
+                   lambda n: n.pop("sigma_one_way"), lambda n: n.clear()):
+        with pytest.raises(TypeError, match="cannot be changed once planned"):
+            change(stage.noise)
+    with pytest.raises(TypeError):
+        plan.stages[0] = stage
+    assert pickle.loads(pickle.dumps(plan)) == plan == copy.deepcopy(plan)

@@ -1,0 +1,66 @@
+"""The budget object an adaptive algorithm spends through, in rounds (AIM, McKenna et al. 2022).
+
+Each round runs one exponential-mechanism selection and one Gaussian measurement; a fraction α
+of the round's zCDP goes to the measurement. The rounds are planned to share the filter's
+reserved ρ equally; the algorithm may anneal (halve the noise, double the selection's ε) from
+its own noisy outputs, and a round that would leave less than one more round's cost spends all
+that is left. Every event is recorded in the ``ZCDPFilter`` (the ledger's), which refuses
+anything past the reserve: the ledger, not this object, is the tally of what was spent.
+"""
+
+from __future__ import annotations
+
+from synthpriv.privacy.accountant import ZCDPFilter
+from synthpriv.privacy.conversions import (
+    exponential_epsilon,
+    exponential_rho,
+    gaussian_noise_multiplier,
+    gaussian_rho,
+)
+
+EXHAUSTED = 1e-12  # a filter with less than this fraction of its reserve left is spent
+
+
+def round_noise(rho: float, rounds: int, gaussian_fraction: float) -> tuple[float, float]:
+    """(noise multiplier of the measurement, ε of the selection) for each of ``rounds`` rounds
+    sharing zCDP ``rho``, a fraction α = ``gaussian_fraction`` of each on the measurement:
+    z = √(rounds/(2αρ)), ε = √(8(1−α)ρ/rounds) (``conversions``)."""
+    return (gaussian_noise_multiplier(gaussian_fraction * rho, rounds),
+            exponential_epsilon((1 - gaussian_fraction) * rho, rounds))
+
+
+class RoundBudget:
+    """Rounds of (selection, measurement) spent through ``budget`` (see the module docstring)."""
+
+    def __init__(self, budget: ZCDPFilter, rounds: int, gaussian_fraction: float) -> None:
+        self.filter = budget
+        self.alpha = gaussian_fraction
+        self.multiplier, self.epsilon = round_noise(budget.rho, rounds, gaussian_fraction)
+
+    @property
+    def round_rho(self) -> float:
+        """zCDP of the next round at its current noise: 1/(2z²) + ε²/8."""
+        return gaussian_rho(self.multiplier) + exponential_rho(self.epsilon)
+
+    @property
+    def exhausted(self) -> bool:
+        """Whether the filter's reserve is spent (to EXHAUSTED of it)."""
+        return self.filter.remaining <= self.filter.rho * EXHAUSTED
+
+    def next_round(self) -> tuple[float, float]:
+        """(noise multiplier, selection ε) of the next round: the current ones, or, when what
+        remains would not cover two more rounds, one last round that spends all of it."""
+        remaining = self.filter.remaining
+        if remaining < 2 * self.round_rho:
+            self.multiplier, self.epsilon = round_noise(remaining, 1, self.alpha)
+        return self.multiplier, self.epsilon
+
+    def spent_fraction_after_round(self, scale: float) -> float:
+        """``scale`` × the fraction of the reserve spent once the next round has run (AIM grows
+        its model's size limit with it)."""
+        return scale * (self.filter.spent + self.round_rho) / self.filter.rho
+
+    def anneal(self) -> None:
+        """Halve the measurement's noise and double the selection's ε for later rounds (4× the
+        round's ρ: the filter still refuses a round past the reserve)."""
+        self.multiplier, self.epsilon = self.multiplier / 2, self.epsilon * 2
