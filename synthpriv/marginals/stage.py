@@ -36,6 +36,7 @@ from synthpriv.marginals.estimation import estimate
 from synthpriv.marginals.independent import IndependentModel
 from synthpriv.marginals.measurement import Measurement, estimate_total, measure_marginal
 from synthpriv.marginals.selection import mst_select
+from synthpriv.marginals.settings import MODEL_CELLS_LIMIT, largest_pair, model_cells
 from synthpriv.privacy.accountant import DiscreteGaussianEvent, ExponentialEvent, Ledger, ZCDPEvent
 from synthpriv.privacy.mechanisms import histogram_l1_sensitivity, histogram_l2_sensitivity
 from synthpriv.privacy.randomness import RandomSource
@@ -54,7 +55,10 @@ class MarginalsOptions(StageOptions):
     sigma: float | None = Field(
         default=None, gt=0, description="one_way only: fixed noise std per cell; None = calibrate"
     )
-    max_model_cells: int = Field(default=2_000_000, ge=1)
+    max_model_cells: int | None = Field(
+        default=None, ge=1, description="cap on the model's cells; none: follows the table "
+        "(AIM: d·n̂ up to 2,000,000, synthpriv.marginals.settings.model_cells; others: 2,000,000)",
+    )
     iterations: int = Field(default=1000, ge=1, description="final estimation iterations")
     mst_one_way_fraction: float = Field(default=1 / 3, gt=0, lt=1)
     mst_selection_fraction: float = Field(default=1 / 3, gt=0, lt=1)
@@ -96,11 +100,16 @@ class MarginalsStage(Stage):
         super().__init__(options, context, source)
         self._check_marginal_sizes(source)
 
+    @property
+    def _cell_limit(self) -> int:
+        """The model-size cap the plan can check: the configured one, else the fixed limit."""
+        return self.options.max_model_cells or MODEL_CELLS_LIMIT
+
     def _check_marginal_sizes(self, source: str) -> None:
         """Refuse, before any data is read, a selection that would count a marginal with more
         than ``max_model_cells`` cells (one_way and mst count every 1-way, mst every pair): a
         clear error instead of an out-of-memory kill. AIM skips such candidates itself."""
-        domain, limit = self.context.domain, self.options.max_model_cells
+        domain, limit = self.context.domain, self._cell_limit
         degree = {"one_way": 1, "mst": 2}.get(self.options.selection, 1)
         largest = max(combinations(domain.attributes, min(degree, len(domain))), key=domain.size)
         if domain.size(largest) > limit:
@@ -111,15 +120,28 @@ class MarginalsStage(Stage):
                 f"{', '.join(largest)}, or raise pipeline.stages.marginals.max_model_cells."
             )
 
-    @property
-    def _aim_settings(self) -> AimSettings:
+    def _aim_settings(self, records: float | None = None) -> AimSettings:
+        """AIM's settings; without a configured ``max_model_cells`` the cap follows n̂
+        (``records``: public or DP), d and the domain (``settings.model_cells``)."""
         options = self.options
+        cells = options.max_model_cells
+        if cells is None:
+            cells = MODEL_CELLS_LIMIT if records is None else model_cells(
+                records, len(self.context.domain), self._largest_pair)
         return AimSettings(
             options.aim_workload_degree, options.aim_rounds_per_attribute,
-            options.aim_gaussian_fraction, options.max_model_cells,
+            options.aim_gaussian_fraction, cells,
             options.aim_round_iterations, options.iterations,
             options.aim_max_rounds, options.aim_max_workload,
         )
+
+    @property
+    def _largest_pair(self) -> int:
+        """The largest 2-way marginal AIM may measure: adaptive columns at ``max_bins`` cells
+        when the adaptive domain is on (public)."""
+        coarse = ({name: self.options.max_bins for name in self.context.adaptive}
+                  if self.options.adaptive_domain else None)
+        return largest_pair(self.context.domain, coarse)
 
     @property
     def sensitivity(self) -> Sensitivity:
@@ -141,27 +163,33 @@ class MarginalsStage(Stage):
             plan = self._mst_plan(rho - rho_count, d)
         else:
             rest = rho - rho_count
-            rounds = aim_rounds(self._aim_settings, d)
+            rounds = aim_rounds(self._aim_settings(), d)
             first = math.sqrt(rounds / (2 * options.aim_gaussian_fraction * rest))
             events = [ZCDPEvent(rest, label="AIM rounds (adaptive; actual events in the ledger)")]
             plan = StagePlan(self.name, 0.0, rest, events, {
                 "sigma_first_rounds": first * self.sensitivity.l2, "max_rounds": rounds,
                 "aim_rho": rest})
+            if options.max_model_cells is not None or self.context.public_records is not None:
+                plan.noise["max_model_cells"] = self._aim_settings(
+                    self.context.public_records).max_model_cells
         if rho_count:
             multiplier = math.sqrt(1.0 / (2.0 * rho_count))
             plan.events.insert(0, DiscreteGaussianEvent(
-                multiplier, 1, label="record count (sizes the adaptive grid)"))
+                multiplier, 1, label="record count (sizes the adaptive grid or AIM's model)"))
             plan.noise["sigma_count"] = multiplier * self.sensitivity.l2
         plan.rho = rho
         return plan
 
     @property
     def _counts_records(self) -> bool:
-        """Whether the stage measures a record count to size the adaptive grid: adaptive
-        columns, a selection that adapts (mst, aim), and no public count."""
+        """Whether the stage measures a record count: to size the adaptive grid (adaptive
+        columns, a selection that adapts: mst, aim) or AIM's model (``max_model_cells`` not
+        given), when no count is public."""
         context, options = self.context, self.options
-        return (options.adaptive_domain and options.selection in ("mst", "aim")
-                and bool(context.adaptive) and context.public_records is None)
+        adapts = (options.adaptive_domain and options.selection in ("mst", "aim")
+                  and bool(context.adaptive))
+        sizes_model = options.selection == "aim" and options.max_model_cells is None
+        return (adapts or sizes_model) and context.public_records is None
 
     def _one_way_plan(self, rho: float, fixed: bool) -> StagePlan:
         d = len(self.context.domain)
@@ -193,11 +221,11 @@ class MarginalsStage(Stage):
         options = self.options
         data, l2 = state.data, self.sensitivity.l2
         fine = data
+        records = self._records(state, plan, ledger, source)
         if options.selection == "aim":
-            grid = self._measured_grid(state, plan, plan.noise["sigma_first_rounds"], ledger,
-                                       source)
+            grid = self._measured_grid(state, records, plan.noise["sigma_first_rounds"])
             data = fine if grid is None else RecodedCounts(fine, grid)
-            settings = self._aim_settings
+            settings = self._aim_settings(records)
             budget = ledger.open_filter(plan.noise["aim_rho"], "AIM rounds (adaptive)")
             state.measurements, state.model = run_aim(
                 data, settings, self.sensitivity, source, budget,
@@ -207,7 +235,7 @@ class MarginalsStage(Stage):
         sigma = plan.noise["sigma_one_way"]
         grid = None
         if options.selection != "one_way":
-            grid = self._measured_grid(state, plan, sigma, ledger, source)
+            grid = self._measured_grid(state, records, sigma)
             data = fine if grid is None else RecodedCounts(fine, grid)
         data.marginals([(a,) for a in data.domain.attributes])  # one pass counts them all
         state.measurements = [
@@ -228,22 +256,28 @@ class MarginalsStage(Stage):
             measure_marginal(data, pair, sigma_pairs, l2, source, ledger) for pair in tree
         ]
         state.model = estimate(data.domain, state.measurements, iterations=options.iterations,
-                               max_cells=options.max_model_cells)
+                               max_cells=self._cell_limit)
+
+    def _records(
+        self, state: PipelineState, plan: StagePlan, ledger: Ledger, source: RandomSource
+    ) -> float | None:
+        """n̂: the public record count or, when the plan bought one, a noisy count (the plan's
+        ``sigma_count``: a histogram of one cell, sensitivity ≤ the histogram's); else None."""
+        if self.context.public_records is not None:
+            return float(self.context.public_records)
+        if "sigma_count" not in plan.noise:
+            return None
+        count = measure_marginal(state.data, (), plan.noise["sigma_count"],
+                                 self.sensitivity.l2, source, ledger)
+        return max(float(count.noisy_counts), 1.0)
 
     def _measured_grid(
-        self, state: PipelineState, plan: StagePlan, sigma: float, ledger: Ledger,
-        source: RandomSource,
+        self, state: PipelineState, records: float | None, sigma: float
     ) -> Coarsening | None:
-        """The grid the adaptive columns' 1-way marginals are measured on, sized by the public
-        record count or, without one, by a noisy count (the plan's ``sigma_count``: a histogram
-        of one cell, sensitivity ≤ the histogram's). None when no column adapts."""
-        if not (self.options.adaptive_domain and self.context.adaptive):
+        """The grid the adaptive columns' 1-way marginals are measured on, sized by n̂
+        (``records``). None when no column adapts."""
+        if not (self.options.adaptive_domain and self.context.adaptive) or records is None:
             return None
-        records = self.context.public_records
-        if records is None:
-            count = measure_marginal(state.data, (), plan.noise["sigma_count"],
-                                     self.sensitivity.l2, source, ledger)
-            records = max(float(count.noisy_counts), 1.0)
         grid = measured_grid(state.encoder.schema, state.data.domain, records, sigma)
         return grid if grid.changed else None
 
