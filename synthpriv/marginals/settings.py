@@ -12,7 +12,11 @@ What each setting follows, and where the rest live (README, "Recipe settings"):
   the cap, d / 400 above it);
 * the grid an adaptive column is measured on and its number of bins: n̂ / (2σ) cells and
   √(n̂ / σ) bins (``compress.grid_cells``, ``compress.bin_count``: n̂ and ε through σ);
-* the domain step's share of ρ: ``privacy.domain_budget.domain_share`` (the recipe's 1-way noise).
+* the domain step's share of ρ: ``privacy.domain_budget.domain_share`` (MST's 1-way noise).
+
+Tuned on: nothing. The rules come from the arithmetic in their docstrings and were checked on
+the development suite only (Adult drafted, ISLP tables: benchmarks/README.md, "Recipe settings
+that follow the table").
 """
 
 from __future__ import annotations

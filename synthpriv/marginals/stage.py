@@ -122,7 +122,8 @@ class MarginalsStage(Stage):
 
     def _aim_settings(self, records: float | None = None) -> AimSettings:
         """AIM's settings; without a configured ``max_model_cells`` the cap follows n̂
-        (``records``: public or DP), d and the domain (``settings.model_cells``)."""
+        (``records``: public or DP), d and the domain (``settings.model_cells``), or is the
+        limit when no n̂ is known (no public count and no adaptive column to buy one for)."""
         options = self.options
         cells = options.max_model_cells
         if cells is None:
@@ -175,21 +176,19 @@ class MarginalsStage(Stage):
         if rho_count:
             multiplier = math.sqrt(1.0 / (2.0 * rho_count))
             plan.events.insert(0, DiscreteGaussianEvent(
-                multiplier, 1, label="record count (sizes the adaptive grid or AIM's model)"))
+                multiplier, 1, label="record count (sizes the adaptive grid and AIM's model)"))
             plan.noise["sigma_count"] = multiplier * self.sensitivity.l2
         plan.rho = rho
         return plan
 
     @property
     def _counts_records(self) -> bool:
-        """Whether the stage measures a record count: to size the adaptive grid (adaptive
-        columns, a selection that adapts: mst, aim) or AIM's model (``max_model_cells`` not
-        given), when no count is public."""
+        """Whether the stage measures a record count to size the adaptive grid (and AIM's
+        model): adaptive columns, a selection that adapts (mst, aim), and no public count. A job
+        without adaptive columns buys none for the model alone: its cap is then the limit."""
         context, options = self.context, self.options
-        adapts = (options.adaptive_domain and options.selection in ("mst", "aim")
-                  and bool(context.adaptive))
-        sizes_model = options.selection == "aim" and options.max_model_cells is None
-        return (adapts or sizes_model) and context.public_records is None
+        return (options.adaptive_domain and options.selection in ("mst", "aim")
+                and bool(context.adaptive) and context.public_records is None)
 
     def _one_way_plan(self, rho: float, fixed: bool) -> StagePlan:
         d = len(self.context.domain)

@@ -42,12 +42,14 @@ def test_a_small_and_a_huge_table_get_different_sensible_model_caps() -> None:
     assert _stage(700, max_model_cells=50_000).plan(0.05).noise["max_model_cells"] == 50_000
 
 
-def test_without_a_public_count_aim_buys_one_to_size_its_model() -> None:
+def test_without_a_public_count_the_model_follows_the_noisy_count_bought_for_the_grid() -> None:
     plan = _stage(None).plan(0.05)
     assert "max_model_cells" not in plan.noise  # known only once the noisy count is measured
     assert plan.events[0].label.startswith("record count")
-    assert "sigma_count" not in _stage(None, max_model_cells=50_000, adaptive_domain=False).plan(
-        0.05).noise  # a configured cap and no adaptive column: no count to buy
+    fixed = _stage(None, adaptive_domain=False).plan(0.05)
+    assert "sigma_count" not in fixed.noise  # nothing to buy a count for: the cap is the limit
+    assert _stage(None, adaptive_domain=False)._aim_settings(None).max_model_cells == (
+        MODEL_CELLS_LIMIT)
 
 
 @pytest.mark.parametrize("histograms, columns, share", [(15, 15, 0.25), (4, 4, 0.25),
