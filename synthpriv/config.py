@@ -58,9 +58,11 @@ class BudgetConfig(_Strict):
     delta: float = Field(gt=0, lt=1)
     neighbouring: Literal["add_remove", "replace_one"] = "add_remove"
     allow_large_delta: bool = False
-    domain_share: float = Field(
-        default=0.05, ge=0, lt=1, description="share of the budget (zCDP ρ) for the domain step: "
-        "DP bounds and DP categories of the columns whose schema gives none (unused otherwise)",
+    domain_share: float | None = Field(
+        default=None, ge=0, lt=1, description="share of the budget (zCDP ρ) for the domain step: "
+        "DP bounds and DP categories of the columns whose schema gives none (unused otherwise); "
+        "none: the share that gives its counts the noise of MST's 1-way marginals "
+        "(synthpriv.privacy.domain_budget.domain_share)",
     )
     domain_delta_share: float = Field(
         default=0.1, ge=0, lt=1, description="share of δ for the thresholds of DP category "

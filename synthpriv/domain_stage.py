@@ -2,8 +2,10 @@
 
 It runs before any other stage reads the table (the runner calls ``resolve_domain`` in
 synthpriv.pipeline), on its own share of the budget (``budget.domain_share`` of the job's zCDP
-ρ, split equally over the columns it resolves; ``budget.domain_delta_share`` of δ for the
-discovery thresholds), and records its events in the job's one Ledger:
+ρ, split equally over the columns it resolves; by default the share that gives each of its
+histograms the noise of MST's 1-way marginals, ``privacy.domain_budget.domain_share``;
+``budget.domain_delta_share`` of δ for the discovery thresholds), and records its events in
+the job's one Ledger:
 
 * a numeric column without ``lower``/``upper``: a noisy histogram over public sign × power-of-two
   buckets (synthpriv.privacy.bounds); the bounds are read from it by post-processing and then
@@ -33,7 +35,7 @@ from synthpriv.encoding import TableEncoder
 from synthpriv.errors import ConfigError, DataError
 from synthpriv.privacy.accountant import Ledger
 from synthpriv.privacy.bounds import Buckets, bounds_from_noisy
-from synthpriv.privacy.domain_budget import plan_domain_noise
+from synthpriv.privacy.domain_budget import domain_share, plan_domain_noise
 from synthpriv.privacy.mechanisms import discrete_gaussian_histogram
 from synthpriv.privacy.partition import select_partitions
 from synthpriv.privacy.randomness import RandomSource
@@ -166,17 +168,20 @@ def with_domain_step(
             problems.append(
                 f"column '{column.name}' gives no {'lower' if column.lower is None else 'upper'}"
                 " bound and budget.domain_share is 0: give its public bounds (lower, upper), or "
-                "set budget.domain_share > 0 (e.g. 0.05) to buy DP bounds")
+                "set budget.domain_share > 0 (or leave it out: a share is then chosen) to buy DP "
+                "bounds")
         if isinstance(column, CategoricalColumn) and 0 in (budget.domain_share,
                                                           budget.domain_delta_share):
             key = "domain_share" if budget.domain_share == 0 else "domain_delta_share"
             problems.append(
                 f"column '{column.name}' lists no categories and budget.{key} is 0: list its "
-                f"public categories, or set budget.{key} > 0 (defaults: domain_share 0.05, "
-                "domain_delta_share 0.1) for DP category discovery")
+                f"public categories, or set budget.{key} > 0 (or leave it out: domain_share is "
+                "then chosen, domain_delta_share is 0.1) for DP category discovery")
     if problems:
         raise ConfigError(f"{job.source}: " + "; ".join(problems) + ". Nothing was read.")
     share = budget.domain_share
+    if share is None:
+        share = domain_share(len(unresolved), len(job.schema.modelled))
     return [(DomainStage(job, context), share)] + [(s, w * (1 - share)) for s, w in stages]
 
 

@@ -49,7 +49,7 @@ def _job(folder: Path, schema: dict = OPEN_SCHEMA, table: pd.DataFrame | None = 
 
 
 def test_the_plan_puts_the_domain_step_first_with_its_share(tmp_path: Path, capsys) -> None:
-    plan, stages = plan_job(load_job(_job(tmp_path)))
+    plan, stages = plan_job(load_job(_job(tmp_path, domain_share=0.05)))
     assert [s.stage for s in plan.stages] == ["domain", "marginals", "sample"]
     assert [share for _, share in stages] == pytest.approx([0.05, 0.95, 0.0])
     domain = plan.stages[0]
@@ -62,6 +62,25 @@ def test_the_plan_puts_the_domain_step_first_with_its_share(tmp_path: Path, caps
     assert main(["plan", str(tmp_path / "job.yaml")]) == 0
     shown = capsys.readouterr().out
     assert "domain" in shown and "category_threshold" in shown and "delta_thresholds" in shown
+
+
+@pytest.mark.parametrize("recipe", ["independent", "mst", "aim"])
+def test_the_default_share_gives_the_domain_counts_msts_one_way_noise(
+    tmp_path: Path, recipe: str
+) -> None:
+    path = _job(tmp_path)
+    config = yaml.safe_load(path.read_text())
+    config["pipeline"]["recipe"] = "mst"
+    config["data"]["public_records"] = 400  # no noisy count: MST's 1-way round is a third
+    path.write_text(yaml.safe_dump(config))
+    mst_plan, mst_stages = plan_job(load_job(path))
+    assert mst_stages[0][1] == pytest.approx(0.25)  # k = d = 4: s = (1/3) / (1 + 1/3)
+    domain = mst_plan.stages[0]
+    assert domain.noise["sigma"] == pytest.approx(mst_plan.stages[1].noise["sigma_one_way"])
+    assert domain.rho == pytest.approx(0.25 / 0.75 * mst_plan.stages[1].rho)
+    config["pipeline"]["recipe"] = recipe  # the same share whatever the recipe
+    path.write_text(yaml.safe_dump(config))
+    assert plan_job(load_job(path))[1][0][1] == pytest.approx(0.25)
 
 
 def test_a_public_schema_has_no_domain_step(tmp_path: Path) -> None:

@@ -43,6 +43,7 @@ from synthpriv.marginals.estimation import estimate
 from synthpriv.marginals.independent import IndependentModel
 from synthpriv.marginals.measurement import Measurement, estimate_total, measure_marginal
 from synthpriv.marginals.selection import mst_select
+from synthpriv.marginals.settings import MODEL_CELLS_LIMIT, largest_pair, model_cells
 from synthpriv.privacy.accountant import (
     DiscreteGaussianEvent,
     ExponentialEvent,
@@ -69,7 +70,10 @@ class MarginalsOptions(StageOptions):
     sigma: float | None = Field(
         default=None, gt=0, description="one_way only: fixed noise std per cell; None = calibrate"
     )
-    max_model_cells: int = Field(default=2_000_000, ge=1)
+    max_model_cells: int | None = Field(
+        default=None, ge=1, description="cap on the model's cells; none: follows the table "
+        "(AIM: d·n̂ up to 2,000,000, synthpriv.marginals.settings.model_cells; others: 2,000,000)",
+    )
     iterations: int = Field(default=1000, ge=1, description="final estimation iterations")
     mst_one_way_fraction: float = Field(default=1 / 3, gt=0, lt=1)
     mst_selection_fraction: float = Field(default=1 / 3, gt=0, lt=1)
@@ -126,11 +130,16 @@ class MarginalsStage(Stage):
         super().__init__(dict(options), context, source)
         self._check_marginal_sizes(source)
 
+    @property
+    def _cell_limit(self) -> int:
+        """The model-size cap the plan can check: the configured one, else the fixed limit."""
+        return self.options.max_model_cells or MODEL_CELLS_LIMIT
+
     def _check_marginal_sizes(self, source: str) -> None:
         """Refuse, before any data is read, a selection that would count a marginal with more
         than ``max_model_cells`` cells (one_way and mst count every 1-way, mst every pair): a
         clear error instead of an out-of-memory kill. AIM skips such candidates itself."""
-        domain, limit = self.context.domain, self.options.max_model_cells
+        domain, limit = self.context.domain, self._cell_limit
         degree = self.counted_degree
         largest = max(combinations(domain.attributes, min(degree, len(domain))), key=domain.size)
         if domain.size(largest) > limit:
@@ -154,7 +163,7 @@ class MarginalsStage(Stage):
         if rho_count:
             multiplier = gaussian_noise_multiplier(rho_count)
             events.append(DiscreteGaussianEvent(
-                multiplier, 1, label="record count (sizes the adaptive grid)"))
+                multiplier, 1, label="record count (sizes the adaptive grid and AIM's model)"))
             noise["sigma_count"] = multiplier * self.sensitivity.l2
         selected, figures = self._events(rho - rho_count, len(self.context.domain))
         return StagePlan(self.name, 0.0, rho, [*events, *selected], {**figures, **noise})
@@ -177,8 +186,9 @@ class MarginalsStage(Stage):
 
     @property
     def _counts_records(self) -> bool:
-        """Whether the stage measures a record count to size the adaptive grid: adaptive
-        columns, a selection that adapts (mst, aim), and no public count."""
+        """Whether the stage measures a record count to size the adaptive grid (and AIM's
+        model): adaptive columns, a selection that adapts (mst, aim), and no public count. A job
+        without adaptive columns buys none for the model alone: its cap is then the limit."""
         context, options = self.context, self.options
         return (options.adaptive_domain and self.adapts
                 and bool(context.adaptive) and context.public_records is None)
@@ -191,20 +201,26 @@ class MarginalsStage(Stage):
         return [measure_marginal(data, (a,), sigma, self.sensitivity.l2, source, ledger)
                 for a in data.domain.attributes]
 
-    def _measured_grid(
-        self, state: PipelineState, plan: StagePlan, sigma: float, ledger: Ledger,
-        source: RandomSource,
-    ) -> Coarsening | None:
-        """The grid the adaptive columns' 1-way marginals are measured on, sized by the public
-        record count or, without one, by a noisy count (the plan's ``sigma_count``: a histogram
-        of one cell, sensitivity ≤ the histogram's). None when no column adapts."""
-        if not (self.options.adaptive_domain and self.context.adaptive):
+    def _records(
+        self, state: PipelineState, plan: StagePlan, ledger: Ledger, source: RandomSource
+    ) -> float | None:
+        """n̂: the public record count or, when the plan bought one, a noisy count (the plan's
+        ``sigma_count``: a histogram of one cell, sensitivity ≤ the histogram's); else None."""
+        if self.context.public_records is not None:
+            return float(self.context.public_records)
+        if "sigma_count" not in plan.noise:
             return None
-        records = self.context.public_records
-        if records is None:
-            count = measure_marginal(state.data, (), plan.noise["sigma_count"],
-                                     self.sensitivity.l2, source, ledger)
-            records = max(float(count.noisy_counts), 1.0)
+        count = measure_marginal(state.data, (), plan.noise["sigma_count"],
+                                 self.sensitivity.l2, source, ledger)
+        return max(float(count.noisy_counts), 1.0)
+
+    def _measured_grid(
+        self, state: PipelineState, records: float | None, sigma: float
+    ) -> Coarsening | None:
+        """The grid the adaptive columns' 1-way marginals are measured on, sized by n̂
+        (``records``). None when no column adapts."""
+        if not (self.options.adaptive_domain and self.context.adaptive) or records is None:
+            return None
         grid = measured_grid(state.encoder.schema, state.data.domain, records, sigma)
         return grid if grid.changed else None
 
@@ -292,7 +308,8 @@ class MstStage(MarginalsStage):
     ) -> tuple[list[Measurement], Any]:
         sigma = plan.noise["sigma_one_way"]
         fine = state.data
-        grid = self._measured_grid(state, plan, sigma, ledger, source)
+        records = self._records(state, plan, ledger, source)
+        grid = self._measured_grid(state, records, sigma)
         data = fine if grid is None else RecodedCounts(fine, grid)
         measurements = self._measure_one_way(data, sigma, ledger, source)
         data, measurements = self._adapt(state, data, measurements, fine, grid)
@@ -305,7 +322,7 @@ class MstStage(MarginalsStage):
         measurements += [measure_marginal(data, pair, sigma_pairs, self.sensitivity.l2, source,
                                           ledger) for pair in tree]
         model = estimate(data.domain, measurements, iterations=self.options.iterations,
-                         max_cells=self.options.max_model_cells)
+                         max_cells=self._cell_limit)
         return measurements, model
 
 
@@ -315,34 +332,53 @@ class AimStage(MarginalsStage):
 
     selection = "aim"
 
-    @property
-    def _aim_settings(self) -> AimSettings:
+    def _aim_settings(self, records: float | None = None) -> AimSettings:
+        """AIM's settings; without a configured ``max_model_cells`` the cap follows n̂
+        (``records``: public or DP), d and the domain (``settings.model_cells``), or is the
+        limit when no n̂ is known (no public count and no adaptive column to buy one for)."""
         options = self.options
+        cells = options.max_model_cells
+        if cells is None:
+            cells = MODEL_CELLS_LIMIT if records is None else model_cells(
+                records, len(self.context.domain), self._largest_pair)
         return AimSettings(
             options.aim_workload_degree, options.aim_rounds_per_attribute,
-            options.aim_gaussian_fraction, options.max_model_cells,
+            options.aim_gaussian_fraction, cells,
             options.aim_round_iterations, options.iterations,
             options.aim_max_rounds, options.aim_max_workload,
         )
 
+    @property
+    def _largest_pair(self) -> int:
+        """The largest 2-way marginal AIM may measure: adaptive columns at ``max_bins`` cells
+        when the adaptive domain is on (public)."""
+        coarse = ({name: self.options.max_bins for name in self.context.adaptive}
+                  if self.options.adaptive_domain else None)
+        return largest_pair(self.context.domain, coarse)
+
     def _events(self, rho: float, d: int) -> tuple[list[PrivacyEvent], dict[str, float]]:
         """AIM reserves ``rho`` for its adaptive rounds (a zCDP filter when it runs)."""
-        rounds = aim_rounds(self._aim_settings, d)
+        rounds = aim_rounds(self._aim_settings(), d)
         first, _ = round_noise(rho, rounds, self.options.aim_gaussian_fraction)
         events: list[PrivacyEvent] = [
             ZCDPEvent(rho, label="AIM rounds (adaptive; actual events in the ledger)")]
-        return events, {"sigma_first_rounds": first * self.sensitivity.l2, "max_rounds": rounds,
-                        "aim_rho": rho}
+        noise = {"sigma_first_rounds": first * self.sensitivity.l2, "max_rounds": rounds,
+                 "aim_rho": rho}
+        if self.options.max_model_cells is not None or self.context.public_records is not None:
+            noise["max_model_cells"] = self._aim_settings(
+                self.context.public_records).max_model_cells
+        return events, noise
 
     def _fit(
         self, state: PipelineState, plan: StagePlan, ledger: Ledger, source: RandomSource
     ) -> tuple[list[Measurement], Any]:
         fine = state.data
-        grid = self._measured_grid(state, plan, plan.noise["sigma_first_rounds"], ledger, source)
+        records = self._records(state, plan, ledger, source)
+        grid = self._measured_grid(state, records, plan.noise["sigma_first_rounds"])
         data = fine if grid is None else RecodedCounts(fine, grid)
         budget = ledger.open_filter(plan.noise["aim_rho"], "AIM rounds (adaptive)")
         return run_aim(
-            data, self._aim_settings, self.sensitivity, source, budget,
+            data, self._aim_settings(records), self.sensitivity, source, budget,
             adapt=lambda data, one_way: self._adapt(state, data, one_way, fine, grid),
         )
 

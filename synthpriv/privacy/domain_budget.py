@@ -53,3 +53,26 @@ def plan_domain_noise(
         events += [ThresholdEvent(per_column, label=f"category threshold: {name}")
                    for name in categories]
     return DomainNoise(multiplier, sigma, threshold, per_column, events)
+
+
+
+ONE_WAY_SHARE = 1 / 3  # MST's first third: the 1-way marginals of all d columns (McKenna et al.)
+
+
+def domain_share(histograms: int, columns: int) -> float:
+    """The domain step's share of the job's ρ when ``budget.domain_share`` is not given: the share
+    that gives each of its ``histograms`` (one per column it resolves) the noise of a 1-way
+    marginal measured with a third of the budget split over the ``columns`` (MST's 1-way round).
+
+    With f = 1/(3d), ρ_domain = s·ρ and the recipe's (1 − s)·ρ, equal noise means
+    s·ρ / k = f·(1 − s)·ρ, so s = k·f / (1 + k·f): 0.25 when every column is resolved, less when
+    the schema gives some domains. Why that noise: the step counts the same columns one at a time
+    as a recipe's 1-way round does, and a category it drops is lost for good, so its counts should
+    be no noisier than the 1-way marginals MST measures; AIM measures its first 1-way marginals
+    far noisier (one of 16·d rounds each), and matching those kept almost nothing on small tables
+    (benchmarks/README.md, "The domain step's share"). The threshold then scales as 1/√ρ (ε); it
+    cannot follow n̂, which is not known when the plan splits the budget. Public: k, d only."""
+    if histograms <= 0 or columns <= 0:
+        raise ValueError("the domain share needs at least one column")
+    weight = histograms * ONE_WAY_SHARE / columns
+    return weight / (1.0 + weight)

@@ -246,7 +246,7 @@ def test_without_a_public_count_the_plan_buys_one_to_size_the_grid() -> None:
         private = MarginalsStage({"selection": selection}, PlanContext(
             domain, "add_remove", 1e-6, None, frozenset({"age"})), "test").plan(0.1)
         count = private.events[0]
-        assert count.label == "record count (sizes the adaptive grid)"
+        assert count.label == "record count (sizes the adaptive grid and AIM's model)"
         assert 1 / (2 * count.noise_multiplier**2) == pytest.approx(0.001)  # 1 % of ρ
         public = MarginalsStage({"selection": selection}, PlanContext(
             domain, "add_remove", 1e-6, 5000, frozenset({"age"})), "test").plan(0.1)

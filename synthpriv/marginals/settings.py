@@ -1,0 +1,53 @@
+"""Recipe settings that follow the table, from public quantities only (issue 13, item 4).
+
+Public here: n̂ (``data.public_records``, or a noisy count the stage bought), the noise σ (from ε,
+δ and the plan), the number of columns d and the public domain. Nothing is read from the table
+outside a mechanism, so these settings are post-processing of public or DP values.
+
+What each setting follows, and where the rest live (README, "Recipe settings"):
+
+* AIM's model-size cap: ``model_cells`` below (n̂, d, the domain);
+* AIM's rounds: 16 per column up to ``AimSettings.max_rounds`` (d: ``aim.aim_rounds``); the 1-way
+  round is d of those rounds, so its share of AIM's measurement budget is d / rounds (1/16 below
+  the cap, d / 400 above it);
+* the grid an adaptive column is measured on and its number of bins: n̂ / (2σ) cells and
+  √(n̂ / σ) bins (``compress.grid_cells``, ``compress.bin_count``: n̂ and ε through σ);
+* the domain step's share of ρ: ``privacy.domain_budget.domain_share`` (MST's 1-way noise).
+
+Tuned on: nothing. The rules come from the arithmetic in their docstrings and were checked on
+the development suite only (Adult drafted, ISLP tables: benchmarks/README.md, "Recipe settings
+that follow the table").
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+from synthpriv.domain import Domain
+
+MODEL_CELLS_LIMIT = 2_000_000  # memory/time bound, whatever the table: 16 MB a float64 copy
+
+
+def largest_pair(domain: Domain, coarse: dict[str, int] | None = None) -> int:
+    """Cells of the largest 2-way marginal of ``domain``, a column's size replaced by ``coarse``
+    where given (an adaptive column counted at its most bins). A function of the public domain."""
+    sizes = [min(domain[a], (coarse or {}).get(a, domain[a])) for a in domain.attributes]
+    if len(sizes) < 2:
+        return max(sizes, default=1)
+    return max(a * b for a, b in combinations(sizes, 2))
+
+
+def model_cells(
+    records: float, columns: int, smallest: int = 1, limit: int = MODEL_CELLS_LIMIT
+) -> int:
+    """AIM's model-size cap: d · n̂ cells, at least ``smallest`` (the largest 2-way marginal, so
+    every pair stays selectable) and at most ``limit`` (a memory and time bound).
+
+    Why d · n̂: a junction tree over d columns has at most d cliques, and a clique with more cells
+    than the release has rows (n̂) holds cells that no sample can show and that the estimator
+    fits from noise alone; a bigger model only costs time (AIM's time grows with the model's
+    cells). A 700-row table of 10 columns gets 7,000 cells (or its largest pair), Adult
+    (14 columns, 32,561 rows) 455,854, a 10-million-row table the limit. ``records`` is public
+    or a DP estimate; ``columns`` and ``smallest`` are public."""
+    wanted = max(float(records), 1.0) * max(columns, 1)
+    return int(min(max(wanted, smallest), limit))
