@@ -191,9 +191,68 @@ def fix_the_split_size(monkeypatch) -> None:
     monkeypatch.setattr(job_module, "hold_back", fixed_size_hold_back)
 
 
+# --- (d) AIM's exponential-mechanism scores at half their sensitivity ----------------------------
+
+
+def selection_rows(records: int = 2000, tilt: int = 24) -> tuple[tuple[str, ...], ...]:
+    """A table on which the canary ("z", "z", "z", "z") moves two of AIM's candidates in
+    opposite directions. Columns a0, a1 are opposite in every row (a0 = z on even rows): the
+    independent model AIM fits to the 1-way counts puts ≈ n/4 rows in the empty cell (z, z), so
+    the canary brings the true counts closer to the model and lowers the score of (a0, a1) by
+    its weight. Columns a2 = a3 (z on the first n/2 + tilt rows): the model puts ≈ n/4 in the
+    full cell (z, z), so the canary raises the score of (a2, a3). Their L1 errors are n and
+    n − 4·tilt²/n: (a2, a3) trails by 1.15 counts on D, and the canary moves the difference by
+    twice the weight — the case the exponential mechanism's 2Δ is for. Every other candidate
+    (a0 ⟂ a2, the 1-way marginals) has an error of noise only. Many rows keep the noise of the
+    1-way counts from moving that gap much: it enters the L1 errors at first order only through
+    the tilt (≈ 4σ·tilt/n ≈ 0.3 counts per column here)."""
+    rows = []
+    for i in range(records):
+        a0 = "z" if i % 2 == 0 else "c"
+        a2 = "z" if i < records // 2 + tilt else "c"
+        rows.append((a0, "c" if a0 == "z" else "z", a2, a2))
+    return tuple(rows)
+
+
+# One AIM round (aim_max_rounds 1) on 4 columns and the 2-way workload, almost all of ρ on the
+# selection (aim_gaussian_fraction 0.02: the 1-way measurements take 8 %, σ ≈ 6 per count), no
+# adaptive domain: the round is a two-way choice between (a2, a3) and (a0, a1) at ε₁ = 2.33, with
+# log-odds ≈ −1.3 on D and −1.3 + ε₁ on D'. With Δ halved both double: −2.7 and +2.0. The white
+# box is the selection's log-likelihood ratio alone (the measurements' would only add their
+# noise); a binary view, so a tenth of the runs suffices to choose its threshold. δ is large
+# because one round of a pure-DP mechanism sits far from the zCDP conversion at small δ; the
+# gap between the mutation's leak and the ledger's ρ-zCDP bound is widest at δ ≈ ½. Measured
+# (04:00 UTC, δ = 0.4, 300 runs per side): the mutated selection picked (a2, a3) in 85.7 % of
+# the runs on D' and 8.7 % on D; at those rates, 540 evaluation runs per side certify 1.19 on
+# average at δ = 0.45 (standard deviation ≈ 0.15) against the ledger's 0.8. The final and the
+# in-round estimations run 1 and 10 iterations: the selection needs only the model of the
+# 1-way measurements.
+D_SETTING = AuditSetting(
+    "aim", epsilon=0.8, delta=0.45, allow_large_delta=True, rows=selection_rows(),
+    white_box="selection",
+    stages={"marginals": {"aim_workload_degree": 2, "aim_max_rounds": 1,
+                          "aim_gaussian_fraction": 0.02, "aim_round_iterations": 10,
+                          "iterations": 1, "adaptive_domain": False}},
+)
+D_RUNS = 600
+D_SELECTION_FRACTION = 0.1
+
+
+def halve_the_score_sensitivity(monkeypatch) -> None:
+    """The mutation: AIM's exponential mechanism is told Δ/2 while the ledger records ε."""
+    from synthpriv.marginals import aim
+
+    honest = aim.aim_score_sensitivity
+    monkeypatch.setattr(aim, "aim_score_sensitivity", lambda *args: honest(*args) / 2)
+
+
+SELECTION_FRACTION = {"exponential mechanism at half sensitivity": D_SELECTION_FRACTION}
+
+
 SLOW_MUTATIONS = {
     "fixed-size hold-back": (B_SETTING, B_RUNS, fix_the_split_size),
     "DP-SGD without clipping": (C_SETTING, C_RUNS, skip_clipping),
+    "exponential mechanism at half sensitivity": (D_SETTING, D_RUNS, halve_the_score_sensitivity),
 }
 
 
@@ -208,5 +267,38 @@ def test_slow_mutations_fail_the_audit_and_their_controls_pass(
     setting, runs, plant = SLOW_MUTATIONS[mutation]
     if mutated:
         plant(monkeypatch)
-    result = run_audit(setting, runs)
+    result = run_audit(setting, runs, selection_fraction=SELECTION_FRACTION.get(mutation, 0.5))
+    print(mutation, "mutated" if mutated else "control", result.summary())
     assert (result.certified > result.ledger_epsilon) == mutated
+
+
+def test_the_selection_table_ties_two_candidates_the_canary_pulls_apart() -> None:
+    """(a0, a1) anti-correlated, (a2, a3) correlated, a0 ⟂ a2; the L1 errors of the independent
+    model (fitted exactly) differ by 4·tilt²/n, and the canary moves them by −1 and +1."""
+    from synthpriv.domain import Dataset, Domain
+
+    def l1_errors(rows):
+        codes = np.array([[0 if v == "c" else 1 for v in r] for r in rows])
+        data = Dataset(codes, Domain.from_sizes({f"a{j}": 2 for j in range(4)}))
+        errors = {}
+        for pair in (("a0", "a1"), ("a2", "a3"), ("a0", "a2")):
+            truth = data.marginal(pair)
+            model = np.outer(truth.sum(1), truth.sum(0)) / truth.sum()
+            errors[pair] = np.abs(truth - model).sum()
+        return errors, model
+
+    rows = selection_rows()
+    on_d, _ = l1_errors(rows)
+    assert on_d[("a0", "a1")] == pytest.approx(2000)
+    assert on_d[("a0", "a1")] - on_d[("a2", "a3")] == pytest.approx(4 * 24**2 / 2000)
+    assert on_d[("a0", "a2")] == pytest.approx(0)  # independent columns: nothing to select
+    canary = ("z",) * 4
+    tallies = {pair: sum(r[int(pair[0][1])] == r[int(pair[1][1])] == "z" for r in rows)
+               for pair in (("a0", "a1"), ("a2", "a3"))}
+    assert tallies[("a0", "a1")] == 0 < 2000 / 4  # the model over-counts the canary's cell
+    assert tallies[("a2", "a3")] == 1024 > 1024**2 / 2000  # and under-counts this one
+    assert setting_table_has_canary(D_SETTING, canary)
+
+
+def setting_table_has_canary(setting: AuditSetting, canary: tuple[str, ...]) -> bool:
+    return setting.table(True).splitlines()[-1] == ",".join(canary)
