@@ -56,6 +56,69 @@ def test_black_box_score_counts_the_canarys_cells() -> None:
     assert black_box_score(table, setting) == 3.0
 
 
+def test_the_white_box_is_the_gaussian_log_likelihood_ratio_of_each_measurement() -> None:
+    """Against scipy's normal log-densities: a 1-way and a 2-way measurement of D = 3 rows
+    (c, c); the canary (z, z) adds one to cell z and to cell (z, z); under replace-one it also
+    takes one from the displaced row's cell."""
+    from types import SimpleNamespace
+
+    from synthpriv.evaluation.audit import measurement_log_ratio
+    from synthpriv.marginals.measurement import Measurement
+
+    one = Measurement(("a0",), np.array([2.4, 1.7]), 1.5)
+    two = Measurement(("a0", "a1"), np.array([[3.2, -0.4], [0.3, 0.9]]), 2.0)
+    state = SimpleNamespace(measurements=[one, two], coarsening=None)
+    log_pdf = stats.norm.logpdf
+    expected = (log_pdf(1.7, 1, 1.5) - log_pdf(1.7, 0, 1.5)
+                + log_pdf(0.9, 1, 2.0) - log_pdf(0.9, 0, 2.0))
+    add = AuditSetting("independent", 1.0, records=3)
+    assert measurement_log_ratio(state, add) == pytest.approx(expected)
+    replace = AuditSetting("independent", 1.0, records=3, neighbouring="replace_one")
+    expected += (log_pdf(2.4, 2, 1.5) - log_pdf(2.4, 3, 1.5)
+                 + log_pdf(3.2, 2, 2.0) - log_pdf(3.2, 3, 2.0))
+    assert measurement_log_ratio(state, replace) == pytest.approx(expected)
+
+
+def test_the_aim_hook_sees_every_selection_and_scores_it(tmp_path) -> None:
+    """capture_aim_rounds records one round per marginal AIM chose (in the order measured); the
+    selection's log-likelihood ratio equals Σ ln P_D'(chosen) − ln P_D(chosen) computed here from
+    AIM's scores of the two tables with the exponential mechanism's probabilities."""
+    import yaml
+
+    from synthpriv import runner
+    from synthpriv.config import load_job
+    from synthpriv.domain import Dataset
+    from synthpriv.evaluation.audit import capture_aim_rounds, capture_state, selection_log_ratio
+    from synthpriv.marginals.aim import aim_scores
+
+    setting = AuditSetting("aim", 1.0, rows=(("c", "z"), ("z", "c"), ("c", "c")) * 4)
+    (tmp_path / "d.csv").write_text(setting.table(True))
+    (tmp_path / "d.yaml").write_text(yaml.safe_dump(
+        setting.config(tmp_path / "d.csv", tmp_path / "out")))
+    with capture_state() as states, capture_aim_rounds() as rounds:
+        runner.run_job(load_job(tmp_path / "d.yaml"), force=True, evaluate=False)
+    state = states.pop()
+    one_way = len(setting.column_names)
+    assert [m.clique for m in state.measurements[one_way:]] == \
+        [tuple(r.allowed[r.chosen]) for r in rounds]
+    assert rounds and all(r.epsilon > 0 for r in rounds)
+    expected = 0.0
+    for r in rounds:
+        delta = max(r.weights[c] for c in r.allowed)  # add/remove: L1 sensitivity 1
+        for with_canary, sign in ((True, 1), (False, -1)):
+            codes = np.array([[0 if v == "c" else 1 for v in row]
+                              for row in setting.table_rows(with_canary)])
+            if state.coarsening is not None:
+                codes = np.stack([state.coarsening.maps[a][codes[:, j]]
+                                  for j, a in enumerate(setting.column_names)], axis=1)
+            data = Dataset(codes, r.model.domain)
+            scores = aim_scores({c: data.marginal(c) for c in r.allowed}, r.model, r.allowed,
+                                r.weights, r.sigma)
+            weights = np.exp(r.epsilon * (scores - scores.max()) / (2 * delta))
+            expected += sign * math.log(weights[r.chosen] / weights.sum())
+    assert selection_log_ratio(rounds, state, setting) == pytest.approx(expected)
+
+
 @pytest.fixture
 def noise_scaled_down(monkeypatch):
     """The mutation: the marginal measurement draws σ/64 while it records σ in the ledger."""
