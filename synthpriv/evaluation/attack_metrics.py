@@ -132,8 +132,10 @@ def empirical_epsilon(
 ) -> dict:
     """Choose the threshold on one half of the scores (maximising the point estimate), evaluate the
     bound on the other half (so the threshold is chosen on separate data). Returns eps_lower_bound,
-    threshold, counts. ``selection_fraction`` < ½ keeps more runs for the bound (the threshold
-    is then chosen by the bound its rates would give at the evaluation part's size).
+    threshold, counts. ``selection_fraction`` < ½ keeps more runs for the bound; the threshold is
+    still the one whose Clopper–Pearson bound on the selection part is largest (scaling that
+    part's counts up to the evaluation's size would trust its empty tails too much: a threshold
+    with no false positive among few runs often has some among many).
 
     The "point estimate" maximised on the selection half is the Clopper–Pearson bound itself:
     the raw ratio ln(TPR/FPR) is infinite at every tail threshold with no false positive, so it
@@ -152,10 +154,9 @@ def empirical_epsilon(
     sel_out, ev_out = _halves(scores_out.size, rng, selection_fraction)
 
     thresholds = _candidate_thresholds(np.concatenate([scores_in[sel_in], scores_out[sel_out]]))
-    tp, fn, fp, tn = _counts_at(scores_in[sel_in], scores_out[sel_out], thresholds)
-    scale_in, scale_out = ev_in.size / sel_in.size, ev_out.size / sel_out.size
-    selection = _epsilon_bounds(tp * scale_in, fn * scale_in, fp * scale_out, tn * scale_out,
-                                delta, alpha)
+    selection = _epsilon_bounds(
+        *_counts_at(scores_in[sel_in], scores_out[sel_out], thresholds), delta, alpha
+    )
     best = int(np.argmax(selection))
     threshold = float(thresholds[best])
     tp, fn, fp, tn = (

@@ -282,14 +282,14 @@ def selection_rows(records: int = 2000, tilt: int = 24) -> tuple[tuple[str, ...]
 # adaptive domain: the round is a two-way choice between (a2, a3) and (a0, a1) at ε₁ = 2.33, with
 # log-odds ≈ −1.3 on D and −1.3 + ε₁ on D'. With Δ halved both double: −2.7 and +2.0. The white
 # box is the selection's log-likelihood ratio alone (the measurements' would only add their
-# noise); a binary view, so a tenth of the runs suffices to choose its threshold. δ is large
-# because one round of a pure-DP mechanism sits far from the zCDP conversion at small δ; the
-# gap between the mutation's leak and the ledger's ρ-zCDP bound is widest at δ ≈ ½. Measured
-# (04:00 UTC, δ = 0.4, 300 runs per side): the mutated selection picked (a2, a3) in 85.7 % of
-# the runs on D' and 8.7 % on D; at those rates, 540 evaluation runs per side certify 1.19 on
-# average at δ = 0.45 (standard deviation ≈ 0.15) against the ledger's 0.8. The final and the
-# in-round estimations run 1 and 10 iterations: the selection needs only the model of the
-# 1-way measurements.
+# noise); a nearly binary view, so a fifth of the runs suffices to choose its threshold. δ is
+# large because one round of a pure-DP mechanism sits far from the zCDP conversion at small δ;
+# the gap between the mutation's leak and the ledger's ρ-zCDP bound is widest at δ ≈ ½.
+# Measured (1,000 mutated runs per side): the selection picked (a2, a3) in 86 % of the runs on D'
+# and 8.3 % on D; over 30 random splits of the first 600 runs per side, the certified bound was
+# 1.24 on average and at least 0.90 (> the ledger's 0.80). The control (600 runs per side)
+# certified 0.00. The final and in-round estimations run 1 and 10 iterations: the selection needs
+# only the model of the 1-way measurements.
 D_SETTING = AuditSetting(
     "aim", epsilon=0.8, delta=0.45, allow_large_delta=True, rows=selection_rows(),
     white_box="selection",
@@ -298,7 +298,7 @@ D_SETTING = AuditSetting(
                           "iterations": 1, "adaptive_domain": False}},
 )
 D_RUNS = 600
-D_SELECTION_FRACTION = 0.1
+D_SELECTION_FRACTION = 0.2
 
 
 def halve_the_score_sensitivity(monkeypatch) -> None:
