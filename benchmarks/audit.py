@@ -17,6 +17,8 @@ import logging
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from synthpriv.evaluation.audit import FAST_STAGES, RECIPES, TIGHT_STAGES, AuditSetting, run_audit
 
 OPTIONS = {
@@ -43,6 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--selection-fraction", type=float, default=0.5,
                         help="share of the runs that chooses the threshold (the rest bound ε)")
     parser.add_argument("--out", type=Path, help="append JSON lines here")
+    parser.add_argument("--scores", type=Path, help="save each setting's scores (.npz) here")
     args = parser.parse_args(argv)
     logging.getLogger().setLevel(logging.ERROR)  # dp-accounting's RDP warnings (DP-SGD plans)
     for recipe in args.recipes.split(","):
@@ -56,6 +59,10 @@ def main(argv: list[str] | None = None) -> int:
                                    selection_fraction=args.selection_fraction)
                 line = json.dumps({**result.summary(), "stages": args.stages,
                                    "selection_fraction": args.selection_fraction})
+                if args.scores is not None:
+                    args.scores.mkdir(parents=True, exist_ok=True)
+                    name = f"{setting.label.replace(' ', '_')}_{args.stages}_{args.runs}.npz"
+                    np.savez(args.scores / name, **result.scores)
                 print(line, flush=True)
                 if args.out is not None:
                     with args.out.open("a") as out:
