@@ -17,7 +17,9 @@ import logging
 import sys
 from pathlib import Path
 
-from synthpriv.evaluation.audit import RECIPES, AuditSetting, run_audit
+import numpy as np
+
+from synthpriv.evaluation.audit import FAST_STAGES, RECIPES, TIGHT_STAGES, AuditSetting, run_audit
 
 OPTIONS = {
     "plain": {},
@@ -37,17 +39,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--records", type=int, default=8, help="rows of D")
     parser.add_argument("--options", default="plain", help=f"comma-separated, of {','.join(OPTIONS)}")
     parser.add_argument("--alpha", type=float, default=0.05, help="confidence is 1 - 2·alpha")
+    parser.add_argument("--stages", choices=("fast", "tight"), default="fast",
+                        help="stage settings: FAST_STAGES, or TIGHT_STAGES (marginal recipes "
+                             "whose white box sees nearly all they spend)")
+    parser.add_argument("--selection-fraction", type=float, default=0.5,
+                        help="share of the runs that chooses the threshold (the rest bound ε)")
     parser.add_argument("--out", type=Path, help="append JSON lines here")
+    parser.add_argument("--scores", type=Path, help="save each setting's scores (.npz) here")
     args = parser.parse_args(argv)
     logging.getLogger().setLevel(logging.ERROR)  # dp-accounting's RDP warnings (DP-SGD plans)
     for recipe in args.recipes.split(","):
         for option in args.options.split(","):
             for epsilon in (float(e) for e in args.epsilons.split(",")):
+                stages = (TIGHT_STAGES if args.stages == "tight" else FAST_STAGES).get(recipe)
                 setting = AuditSetting(recipe, epsilon, args.delta, args.records,
-                                       **OPTIONS[option])
+                                       stages=stages, **OPTIONS[option])
                 result = run_audit(setting, args.runs, args.alpha,
-                                   progress=lambda m: print(m, file=sys.stderr, flush=True))
-                line = json.dumps(result.summary())
+                                   progress=lambda m: print(m, file=sys.stderr, flush=True),
+                                   selection_fraction=args.selection_fraction)
+                line = json.dumps({**result.summary(), "stages": args.stages,
+                                   "selection_fraction": args.selection_fraction})
+                if args.scores is not None:
+                    args.scores.mkdir(parents=True, exist_ok=True)
+                    name = f"{setting.label.replace(' ', '_')}_{args.stages}_{args.runs}.npz"
+                    np.savez(args.scores / name, **result.scores)
                 print(line, flush=True)
                 if args.out is not None:
                     with args.out.open("a") as out:

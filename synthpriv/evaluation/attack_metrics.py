@@ -106,9 +106,13 @@ def _candidate_thresholds(scores: np.ndarray, max_thresholds: int = MAX_THRESHOL
     return unique[np.linspace(0, unique.size - 1, max_thresholds).round().astype(int)]
 
 
-def _halves(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def _halves(
+    n: int, rng: np.random.Generator, fraction: float = 0.5
+) -> tuple[np.ndarray, np.ndarray]:
+    """A random split of range(n): the first ``fraction`` (at least one), then the rest."""
     perm = rng.permutation(n)
-    return perm[: n // 2], perm[n // 2 :]
+    k = min(max(int(n * fraction), 1), n - 1)
+    return perm[:k], perm[k:]
 
 
 def _finite_scores(scores: np.ndarray, name: str) -> np.ndarray:
@@ -124,10 +128,14 @@ def empirical_epsilon(
     delta: float,
     alpha: float = 0.05,
     rng: np.random.Generator | None = None,
+    selection_fraction: float = 0.5,
 ) -> dict:
     """Choose the threshold on one half of the scores (maximising the point estimate), evaluate the
     bound on the other half (so the threshold is chosen on separate data). Returns eps_lower_bound,
-    threshold, counts.
+    threshold, counts. ``selection_fraction`` < ½ keeps more runs for the bound; the threshold is
+    still the one whose Clopper–Pearson bound on the selection part is largest (scaling that
+    part's counts up to the evaluation's size would trust its empty tails too much: a threshold
+    with no false positive among few runs often has some among many).
 
     The "point estimate" maximised on the selection half is the Clopper–Pearson bound itself:
     the raw ratio ln(TPR/FPR) is infinite at every tail threshold with no false positive, so it
@@ -140,8 +148,10 @@ def empirical_epsilon(
     scores_in = _finite_scores(scores_in, "scores_in")
     scores_out = _finite_scores(scores_out, "scores_out")
     rng = np.random.default_rng(0) if rng is None else rng
-    sel_in, ev_in = _halves(scores_in.size, rng)
-    sel_out, ev_out = _halves(scores_out.size, rng)
+    if not 0 < selection_fraction < 1:
+        raise ValueError(f"selection_fraction must be in (0, 1), got {selection_fraction}")
+    sel_in, ev_in = _halves(scores_in.size, rng, selection_fraction)
+    sel_out, ev_out = _halves(scores_out.size, rng, selection_fraction)
 
     thresholds = _candidate_thresholds(np.concatenate([scores_in[sel_in], scores_out[sel_out]]))
     selection = _epsilon_bounds(

@@ -56,6 +56,69 @@ def test_black_box_score_counts_the_canarys_cells() -> None:
     assert black_box_score(table, setting) == 3.0
 
 
+def test_the_white_box_is_the_gaussian_log_likelihood_ratio_of_each_measurement() -> None:
+    """Against scipy's normal log-densities: a 1-way and a 2-way measurement of D = 3 rows
+    (c, c); the canary (z, z) adds one to cell z and to cell (z, z); under replace-one it also
+    takes one from the displaced row's cell."""
+    from types import SimpleNamespace
+
+    from synthpriv.evaluation.audit import measurement_log_ratio
+    from synthpriv.marginals.measurement import Measurement
+
+    one = Measurement(("a0",), np.array([2.4, 1.7]), 1.5)
+    two = Measurement(("a0", "a1"), np.array([[3.2, -0.4], [0.3, 0.9]]), 2.0)
+    state = SimpleNamespace(measurements=[one, two], coarsening=None)
+    log_pdf = stats.norm.logpdf
+    expected = (log_pdf(1.7, 1, 1.5) - log_pdf(1.7, 0, 1.5)
+                + log_pdf(0.9, 1, 2.0) - log_pdf(0.9, 0, 2.0))
+    add = AuditSetting("independent", 1.0, records=3)
+    assert measurement_log_ratio(state, add) == pytest.approx(expected)
+    replace = AuditSetting("independent", 1.0, records=3, neighbouring="replace_one")
+    expected += (log_pdf(2.4, 2, 1.5) - log_pdf(2.4, 3, 1.5)
+                 + log_pdf(3.2, 2, 2.0) - log_pdf(3.2, 3, 2.0))
+    assert measurement_log_ratio(state, replace) == pytest.approx(expected)
+
+
+def test_the_aim_hook_sees_every_selection_and_scores_it(tmp_path) -> None:
+    """capture_aim_rounds records one round per marginal AIM chose (in the order measured); the
+    selection's log-likelihood ratio equals Σ ln P_D'(chosen) − ln P_D(chosen) computed here from
+    AIM's scores of the two tables with the exponential mechanism's probabilities."""
+    import yaml
+
+    from synthpriv import runner
+    from synthpriv.config import load_job
+    from synthpriv.domain import Dataset
+    from synthpriv.evaluation.audit import capture_aim_rounds, capture_state, selection_log_ratio
+    from synthpriv.marginals.aim import aim_scores
+
+    setting = AuditSetting("aim", 1.0, rows=(("c", "z"), ("z", "c"), ("c", "c")) * 4)
+    (tmp_path / "d.csv").write_text(setting.table(True))
+    (tmp_path / "d.yaml").write_text(yaml.safe_dump(
+        setting.config(tmp_path / "d.csv", tmp_path / "out")))
+    with capture_state() as states, capture_aim_rounds() as rounds:
+        runner.run_job(load_job(tmp_path / "d.yaml"), force=True, evaluate=False)
+    state = states.pop()
+    one_way = len(setting.column_names)
+    assert [m.clique for m in state.measurements[one_way:]] == \
+        [tuple(r.allowed[r.chosen]) for r in rounds]
+    assert rounds and all(r.epsilon > 0 for r in rounds)
+    expected = 0.0
+    for r in rounds:
+        delta = max(r.weights[c] for c in r.allowed)  # add/remove: L1 sensitivity 1
+        for with_canary, sign in ((True, 1), (False, -1)):
+            codes = np.array([[0 if v == "c" else 1 for v in row]
+                              for row in setting.table_rows(with_canary)])
+            if state.coarsening is not None:
+                codes = np.stack([state.coarsening.maps[a][codes[:, j]]
+                                  for j, a in enumerate(setting.column_names)], axis=1)
+            data = Dataset(codes, r.model.domain)
+            scores = aim_scores({c: data.marginal(c) for c in r.allowed}, r.model, r.allowed,
+                                r.weights, r.sigma)
+            weights = np.exp(r.epsilon * (scores - scores.max()) / (2 * delta))
+            expected += sign * math.log(weights[r.chosen] / weights.sum())
+    assert selection_log_ratio(rounds, state, setting) == pytest.approx(expected)
+
+
 @pytest.fixture
 def noise_scaled_down(monkeypatch):
     """The mutation: the marginal measurement draws σ/64 while it records σ in the ledger."""
@@ -191,9 +254,68 @@ def fix_the_split_size(monkeypatch) -> None:
     monkeypatch.setattr(job_module, "hold_back", fixed_size_hold_back)
 
 
+# --- (d) AIM's exponential-mechanism scores at half their sensitivity ----------------------------
+
+
+def selection_rows(records: int = 2000, tilt: int = 24) -> tuple[tuple[str, ...], ...]:
+    """A table on which the canary ("z", "z", "z", "z") moves two of AIM's candidates in
+    opposite directions. Columns a0, a1 are opposite in every row (a0 = z on even rows): the
+    independent model AIM fits to the 1-way counts puts ≈ n/4 rows in the empty cell (z, z), so
+    the canary brings the true counts closer to the model and lowers the score of (a0, a1) by
+    its weight. Columns a2 = a3 (z on the first n/2 + tilt rows): the model puts ≈ n/4 in the
+    full cell (z, z), so the canary raises the score of (a2, a3). Their L1 errors are n and
+    n − 4·tilt²/n: (a2, a3) trails by 1.15 counts on D, and the canary moves the difference by
+    twice the weight — the case the exponential mechanism's 2Δ is for. Every other candidate
+    (a0 ⟂ a2, the 1-way marginals) has an error of noise only. Many rows keep the noise of the
+    1-way counts from moving that gap much: it enters the L1 errors at first order only through
+    the tilt (≈ 4σ·tilt/n ≈ 0.3 counts per column here)."""
+    rows = []
+    for i in range(records):
+        a0 = "z" if i % 2 == 0 else "c"
+        a2 = "z" if i < records // 2 + tilt else "c"
+        rows.append((a0, "c" if a0 == "z" else "z", a2, a2))
+    return tuple(rows)
+
+
+# One AIM round (aim_max_rounds 1) on 4 columns and the 2-way workload, almost all of ρ on the
+# selection (aim_gaussian_fraction 0.02: the 1-way measurements take 8 %, σ ≈ 6 per count), no
+# adaptive domain: the round is a two-way choice between (a2, a3) and (a0, a1) at ε₁ = 2.33, with
+# log-odds ≈ −1.3 on D and −1.3 + ε₁ on D'. With Δ halved both double: −2.7 and +2.0. The white
+# box is the selection's log-likelihood ratio alone (the measurements' would only add their
+# noise); a nearly binary view, so a fifth of the runs suffices to choose its threshold. δ is
+# large because one round of a pure-DP mechanism sits far from the zCDP conversion at small δ;
+# the gap between the mutation's leak and the ledger's ρ-zCDP bound is widest at δ ≈ ½.
+# Measured (1,000 mutated runs per side): the selection picked (a2, a3) in 86 % of the runs on D'
+# and 8.3 % on D; over 30 random splits of the first 600 runs per side, the certified bound was
+# 1.24 on average and at least 0.90 (> the ledger's 0.80). The control (600 runs per side)
+# certified 0.00. The final and in-round estimations run 1 and 10 iterations: the selection needs
+# only the model of the 1-way measurements.
+D_SETTING = AuditSetting(
+    "aim", epsilon=0.8, delta=0.45, allow_large_delta=True, rows=selection_rows(),
+    white_box="selection",
+    stages={"marginals": {"aim_workload_degree": 2, "aim_max_rounds": 1,
+                          "aim_gaussian_fraction": 0.02, "aim_round_iterations": 10,
+                          "iterations": 1, "adaptive_domain": False}},
+)
+D_RUNS = 600
+D_SELECTION_FRACTION = 0.2
+
+
+def halve_the_score_sensitivity(monkeypatch) -> None:
+    """The mutation: AIM's exponential mechanism is told Δ/2 while the ledger records ε."""
+    from synthpriv.marginals import aim
+
+    honest = aim.aim_score_sensitivity
+    monkeypatch.setattr(aim, "aim_score_sensitivity", lambda *args: honest(*args) / 2)
+
+
+SELECTION_FRACTION = {"exponential mechanism at half sensitivity": D_SELECTION_FRACTION}
+
+
 SLOW_MUTATIONS = {
     "fixed-size hold-back": (B_SETTING, B_RUNS, fix_the_split_size),
     "DP-SGD without clipping": (C_SETTING, C_RUNS, skip_clipping),
+    "exponential mechanism at half sensitivity": (D_SETTING, D_RUNS, halve_the_score_sensitivity),
 }
 
 
@@ -208,5 +330,38 @@ def test_slow_mutations_fail_the_audit_and_their_controls_pass(
     setting, runs, plant = SLOW_MUTATIONS[mutation]
     if mutated:
         plant(monkeypatch)
-    result = run_audit(setting, runs)
+    result = run_audit(setting, runs, selection_fraction=SELECTION_FRACTION.get(mutation, 0.5))
+    print(mutation, "mutated" if mutated else "control", result.summary())
     assert (result.certified > result.ledger_epsilon) == mutated
+
+
+def test_the_selection_table_ties_two_candidates_the_canary_pulls_apart() -> None:
+    """(a0, a1) anti-correlated, (a2, a3) correlated, a0 ⟂ a2; the L1 errors of the independent
+    model (fitted exactly) differ by 4·tilt²/n, and the canary moves them by −1 and +1."""
+    from synthpriv.domain import Dataset, Domain
+
+    def l1_errors(rows):
+        codes = np.array([[0 if v == "c" else 1 for v in r] for r in rows])
+        data = Dataset(codes, Domain.from_sizes({f"a{j}": 2 for j in range(4)}))
+        errors = {}
+        for pair in (("a0", "a1"), ("a2", "a3"), ("a0", "a2")):
+            truth = data.marginal(pair)
+            model = np.outer(truth.sum(1), truth.sum(0)) / truth.sum()
+            errors[pair] = np.abs(truth - model).sum()
+        return errors, model
+
+    rows = selection_rows()
+    on_d, _ = l1_errors(rows)
+    assert on_d[("a0", "a1")] == pytest.approx(2000)
+    assert on_d[("a0", "a1")] - on_d[("a2", "a3")] == pytest.approx(4 * 24**2 / 2000)
+    assert on_d[("a0", "a2")] == pytest.approx(0)  # independent columns: nothing to select
+    canary = ("z",) * 4
+    tallies = {pair: sum(r[int(pair[0][1])] == r[int(pair[1][1])] == "z" for r in rows)
+               for pair in (("a0", "a1"), ("a2", "a3"))}
+    assert tallies[("a0", "a1")] == 0 < 2000 / 4  # the model over-counts the canary's cell
+    assert tallies[("a2", "a3")] == 1024 > 1024**2 / 2000  # and under-counts this one
+    assert setting_table_has_canary(D_SETTING, canary)
+
+
+def setting_table_has_canary(setting: AuditSetting, canary: tuple[str, ...]) -> bool:
+    return setting.table(True).splitlines()[-1] == ",".join(canary)
