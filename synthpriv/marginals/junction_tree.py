@@ -10,7 +10,7 @@ All cliques are tuples of attributes in domain order.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from math import prod
@@ -83,10 +83,36 @@ def _triangulation(
 ) -> tuple[int, ...]:
     """Maximal cliques (bitmasks) of the greedy triangulation with the fewest cells: by cells
     then fill-in, and if ``thorough`` also by fill-in then cells and by weighted fill-in then
-    cells (the first found wins ties)."""
+    cells (the first found wins ties).
+
+    Each connected component is eliminated on its own: eliminating an attribute changes the
+    costs of its own component only, so the greedy order within a component is the one the
+    whole graph would give it, and the maximal cliques are the union over components. Cached
+    per component, so a candidate marginal re-triangulates only the component it joins."""
     orders = ("cells", "fill", "weighted") if thorough else ("cells",)
-    found = [_eliminate(shape, adjacency, order) for order in orders]
-    return min(found, key=lambda masks: _cells(shape, masks))
+    found: list[list[int]] = [[] for _ in orders]
+    for component in _components(adjacency):
+        nodes = tuple(_bits(component))
+        edges = tuple(adjacency[i] for i in nodes)
+        for cliques, order in zip(found, orders, strict=True):
+            cliques.extend(_eliminate(shape, nodes, edges, order))
+    return tuple(min(found, key=lambda masks: _cells(shape, masks)))
+
+
+def _components(adjacency: tuple[int, ...]) -> Iterator[int]:
+    """Connected components of the graph, as bitmasks, lowest attribute first."""
+    left = (1 << len(adjacency)) - 1
+    while left:
+        frontier = left & -left
+        component = 0
+        while frontier:
+            component |= frontier
+            reached = 0
+            for i in _bits(frontier):
+                reached |= adjacency[i]
+            frontier = reached & ~component
+        left &= ~component
+        yield component
 
 
 def _fill(adj: list[int], i: int) -> int:
@@ -102,14 +128,22 @@ def _weighted_fill(adj: list[int], i: int, shape: tuple[int, ...]) -> int:
                for c in _bits(nbrs & ~adj[b] & ~((2 << b) - 1)))
 
 
-def _eliminate(shape: tuple[int, ...], adjacency: tuple[int, ...], order: str) -> tuple[int, ...]:
-    """Maximal cliques (bitmasks) produced by eliminating attributes greedily: ``order`` "cells"
-    takes the fewest cells in the new clique, then the least fill-in; "fill" the least fill-in,
-    then cells; "weighted" the least size-weighted fill-in, then cells (ties: domain order).
-    Each elimination turns the attribute's remaining neighbourhood into a clique."""
-    adj = list(adjacency)
-    cells = [shape[i] * prod(shape[j] for j in _bits(m)) for i, m in enumerate(adj)]
-    remaining = list(range(len(adj)))
+@lru_cache(maxsize=16384)
+def _eliminate(
+    shape: tuple[int, ...], nodes: tuple[int, ...], adjacency: tuple[int, ...], order: str
+) -> tuple[int, ...]:
+    """Maximal cliques (bitmasks) produced by eliminating the attributes ``nodes`` (ascending;
+    ``adjacency`` their neighbours) greedily: ``order`` "cells" takes the fewest cells in the new
+    clique, then the least fill-in; "fill" the least fill-in, then cells; "weighted" the least
+    size-weighted fill-in, then cells (ties: domain order). Each elimination turns the
+    attribute's remaining neighbourhood into a clique."""
+    adj = [0] * len(shape)
+    for i, m in zip(nodes, adjacency, strict=True):
+        adj[i] = m
+    cells = [0] * len(shape)
+    for i in nodes:
+        cells[i] = shape[i] * prod(shape[j] for j in _bits(adj[i]))
+    remaining = list(nodes)
     produced: list[int] = []
     while remaining:
         if order == "cells":
