@@ -44,7 +44,23 @@ def model_cells(domain: Domain, cliques: Sequence[Sequence[str]]) -> int:
     enough to screen hundreds of candidate marginals per AIM round: the graph is a tuple of
     bitmasks and its result is cached, so a graph met again (another candidate adding the same
     edges, a later round whose graph did not change) costs a dictionary look-up."""
-    return _cells(domain.shape, _triangulation(domain.shape, _adjacency(domain, cliques), False))
+    return _greedy_cells(domain.shape, _adjacency(domain, cliques))
+
+
+@lru_cache(maxsize=8192)
+def _greedy_cells(shape: tuple[int, ...], adjacency: tuple[int, ...]) -> int:
+    """Cells of ``_triangulation(shape, adjacency, False)``: the sum over components, each
+    component's cells cached with its cliques."""
+    total = 0
+    for component in _components(adjacency):
+        nodes = tuple(_bits(component))
+        total += _component_cells(shape, nodes, tuple(adjacency[i] for i in nodes))
+    return total
+
+
+@lru_cache(maxsize=16384)
+def _component_cells(shape: tuple[int, ...], nodes: tuple[int, ...], edges: tuple[int, ...]) -> int:
+    return _cells(shape, _eliminate(shape, nodes, edges, "cells"))
 
 
 def _adjacency(domain: Domain, cliques: Sequence[Sequence[str]]) -> tuple[int, ...]:
@@ -96,6 +112,8 @@ def _triangulation(
         edges = tuple(adjacency[i] for i in nodes)
         for cliques, order in zip(found, orders, strict=True):
             cliques.extend(_eliminate(shape, nodes, edges, order))
+    if len(found) == 1:
+        return tuple(found[0])
     return tuple(min(found, key=lambda masks: _cells(shape, masks)))
 
 
