@@ -83,12 +83,16 @@ def _within_size(
     """Candidates whose addition keeps the model at most ``limit`` cells, and every candidate
     inside a clique of the current junction tree: it leaves the model as it is (AIM's "free"
     cliques, McKenna et al. 2022, always allowed; the 1-way marginals are among them, so the list
-    is never empty). Only the others are triangulated anew (the costly part)."""
+    is never empty). Only the others are triangulated anew (the costly part, cached by graph in
+    ``model_cells``), and not even those larger than ``limit`` alone: the triangulation holds
+    every clique of the graph inside one of its cliques, so its cells are at least the
+    candidate's."""
     hosts = [set(c) for c in model.cliques]
     allowed = []
     for candidate in candidates:
-        hosted = any(set(candidate) <= host for host in hosts)
-        if hosted or model_cells(domain, measured + [candidate]) <= limit:
+        if any(set(candidate) <= host for host in hosts) or (
+            domain.size(candidate) <= limit and model_cells(domain, measured + [candidate]) <= limit
+        ):
             allowed.append(candidate)
     return allowed
 

@@ -16,13 +16,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 
 from synthpriv.domain import Domain
 from synthpriv.errors import SynthprivError
-from synthpriv.marginals.factor import Factor, logsumexp, sum_axes, variable_elimination
+from synthpriv.marginals.factor import (
+    Factor,
+    _alignment,
+    contract,
+    exp_sum,
+    logsumexp,
+    sum_axes,
+)
 from synthpriv.marginals.junction_tree import Clique, JunctionTree, model_cells
 from synthpriv.marginals.measurement import Measurement, estimate_total
 from synthpriv.marginals.rounding import sample_rounded
@@ -75,8 +82,9 @@ class GraphicalModel:
         ``domain.project(attributes).shape`` in the order given.
 
         Inside one clique this sums that clique's marginal. Otherwise it prunes the tree to the
-        smallest subtree that covers ``attributes`` and runs variable elimination on its
-        factorisation ``mu_top * prod_i mu_i / mu_{separator_i}``, which is exact.
+        smallest subtree that covers ``attributes`` and sums out the rest of its factorisation
+        ``mu_top * prod_i mu_i / mu_{separator_i}``, which is exact (``contract``: variable
+        elimination planned once per shape; the conditionals are computed once per model).
         """
         attributes = tuple(attributes)
         target = self.domain.project(attributes)  # validates names and uniqueness
@@ -87,14 +95,18 @@ class GraphicalModel:
             return np.array(self.marginals[host].project(attributes).values)
         subtree = self._covering_subtree(set(attributes))
         top = min(subtree, key=self.tree.order.index)
-        factors = [self.marginals[top]]
-        for i in subtree:
-            if i != top:
-                separator = self.marginals[i].project(self.tree.separator[i])
-                factors.append(self.marginals[i] / separator)
-        result = variable_elimination(factors, attributes)
+        factors = [self.marginals[top]] + [self._conditionals[i] for i in subtree if i != top]
+        result = contract(factors, attributes)
         assert result.domain.shape == target.shape
         return np.array(result.values)
+
+    @cached_property
+    def _conditionals(self) -> list[Factor]:
+        """``mu_i / mu_{separator_i}`` of every clique (0 where the separator's mass is 0)."""
+        return [
+            marginal / marginal.project(separator)
+            for marginal, separator in zip(self.marginals, self.tree.separator, strict=True)
+        ]
 
     def _covering_subtree(self, wanted: set[str]) -> list[int]:
         """Cliques of the smallest subtree containing every attribute in ``wanted``: repeatedly
@@ -247,11 +259,27 @@ def calibrate(tree: JunctionTree, potentials: Sequence[Factor], total: float) ->
     separator up to rounding; cells with probability below ~1e-300 come out as exactly 0.
     """
     belief = [np.array(p.values, dtype=np.float64, order="C") for p in potentials]  # owned copies
+    marginals = _calibrate_in_place(tree, belief, total)
+    return [Factor(p.domain, b) for p, b in zip(potentials, marginals, strict=True)]
+
+
+def _calibrate_in_place(tree: JunctionTree, belief: list[np.ndarray], total: float) -> list[np.ndarray]:
+    """``calibrate`` on C-ordered float64 log-potentials that it may overwrite: they become the
+    clique marginals. The upward pass keeps each clique's ``exp(belief - shift)``; its marginal
+    is then that table times ``exp(shift + log(total / Z) + downward message)``, a table over the
+    separator: one exponential per cell instead of two (equal to rounding)."""
     upward: list[np.ndarray] = [np.empty(0)] * len(belief)
+    kept: list[tuple[np.ndarray, float] | None] = [None] * len(belief)
     for i in reversed(tree.order):
         edge = tree.edges[i]
         if edge is not None:
-            upward[i] = logsumexp(belief[i], edge.child_axes)
+            fast = exp_sum(belief[i], edge.child_axes)
+            if fast is None:
+                upward[i] = logsumexp(belief[i], edge.child_axes)
+            else:
+                table, shift, sums = fast
+                upward[i] = np.log(sums) + shift
+                kept[i] = (table, shift)
             belief[edge.parent] += upward[i].reshape(edge.parent_shape)
     root = tree.order[0]
     shift = float(belief[root].max())
@@ -259,17 +287,23 @@ def calibrate(tree: JunctionTree, potentials: Sequence[Factor], total: float) ->
     normaliser = float(belief[root].sum())
     belief[root] *= total / normaliser
     log_scale = np.log(total) - np.log(normaliser) - shift  # log(total / Z)
+    downward: list[np.ndarray] = [np.empty(0)] * len(belief)
     with np.errstate(divide="ignore"):
         for i in tree.order:
-            if i != root:  # belief is complete: turn it into the marginal in place
-                belief[i] += log_scale
-                np.exp(belief[i], out=belief[i])
+            edge = tree.edges[i]
+            if edge is not None:  # belief is complete: turn it into the marginal
+                message = downward[i].reshape(edge.child_shape)
+                if kept[i] is None:
+                    belief[i] += message
+                    belief[i] += log_scale
+                    np.exp(belief[i], out=belief[i])
+                else:
+                    table, own_shift = kept[i]  # type: ignore[misc]
+                    belief[i] = np.multiply(table, np.exp(message + (own_shift + log_scale)), out=table)
             for child in tree.children[i]:
-                edge = tree.edges[child]
-                separator = sum_axes(belief[i], edge.parent_axes)  # type: ignore[union-attr]
-                downward = np.log(separator) - log_scale - upward[child]
-                belief[child] += downward.reshape(edge.child_shape)  # type: ignore[union-attr]
-    return [Factor(p.domain, b) for p, b in zip(potentials, belief, strict=True)]
+                separator = sum_axes(belief[i], tree.edges[child].parent_axes)  # type: ignore[union-attr]
+                downward[child] = np.log(separator) - log_scale - upward[child]
+    return belief
 
 
 # -- objective and mirror descent -----------------------------------------------------------
@@ -330,7 +364,8 @@ class _Problem:
     hosts: dict[Clique, int]  # tree clique holding each potential's clique
 
     def evaluate(self, potentials: dict[Clique, Factor]) -> _Point:
-        marginals = calibrate(self.tree, self.tree_potentials(potentials), self.total)
+        beliefs = _calibrate_in_place(self.tree, self.tree_potentials(potentials), self.total)
+        marginals = [Factor(d, b) for d, b in zip(self._clique_domains, beliefs, strict=True)]
         projections = _project_all(marginals, self.objective.cliques)
         loss = 0.0
         gradients = []
@@ -345,17 +380,47 @@ class _Problem:
             gradients.append(Factor(mu.domain, w * residual))
         return _Point(potentials, marginals, loss, gradients, projections)
 
-    def tree_potentials(self, potentials: dict[Clique, Factor]) -> list[Factor]:
-        """Log-potential of each tree clique: the sum of the potentials it hosts (0 if none)."""
-        theta: list[Factor | None] = [None] * len(self.tree.cliques)
-        for clique, potential in potentials.items():
-            i = self.hosts[clique]
-            theta[i] = potential if theta[i] is None else theta[i] + potential
+    def tree_potentials(self, potentials: dict[Clique, Factor]) -> list[np.ndarray]:
+        """Log-potential of each tree clique (a new C-ordered array over the clique's domain):
+        the sum of the potentials it hosts (0 if none). Potentials inside a larger hosted one
+        are first added on that one's small table (``_groups``), so a tree clique takes one
+        broadcast pass per group, not one per potential (equal to the plain sum to rounding)."""
+        theta = [np.zeros(d.shape) for d in self._clique_domains]
+        for host, group, members in self._groups:
+            total = np.zeros(self.tree.domain.project(group).shape)
+            for clique in members:
+                total += _placed(potentials[clique].values, self._placements[clique, group])
+            theta[host] += _placed(total, self._placements[group, self.tree.cliques[host]])
+        return theta
+
+    @cached_property
+    def _clique_domains(self) -> tuple[Domain, ...]:
+        return tuple(self.tree.domain.project(c) for c in self.tree.cliques)
+
+    @cached_property
+    def _groups(self) -> list[tuple[int, Clique, list[Clique]]]:
+        """(tree clique, group, members): each potential's clique joins the largest clique
+        hosted in the same tree clique that contains it (itself if none is larger)."""
         domain = self.tree.domain
-        return [
-            Factor.zeros(domain.project(c)) if t is None else t.expand(domain.project(c))
-            for c, t in zip(self.tree.cliques, theta, strict=True)
-        ]
+        groups: dict[Clique, tuple[int, list[Clique]]] = {}
+        for clique, host in self.hosts.items():
+            inside = [c for c, h in self.hosts.items() if h == host and set(clique) <= set(c)]
+            group = max(inside, key=domain.size)
+            groups.setdefault(group, (host, []))[1].append(clique)
+        return [(host, group, members) for group, (host, members) in groups.items()]
+
+    @cached_property
+    def _placements(self) -> dict[tuple[Clique, Clique], tuple[tuple[int, ...] | None, tuple[int, ...]]]:
+        """Transposition and shape that broadcast a member over its group, a group over its
+        tree clique."""
+        domain = self.tree.domain
+        placements = {}
+        for host, group, members in self._groups:
+            for clique in members:
+                placements[clique, group] = _alignment(domain.project(clique), domain.project(group))
+            tree_clique = self.tree.cliques[host]
+            placements[group, tree_clique] = _alignment(domain.project(group), domain.project(tree_clique))
+        return placements
 
     def safe_step(self) -> float:
         """A step that provably passes the Armijo test (see ``_mirror_descent``)."""
@@ -368,6 +433,13 @@ class _Problem:
             old = potentials[clique]
             potentials[clique] = Factor(old.domain, old.values - step * gradient.values)
         return potentials
+
+
+def _placed(values: np.ndarray, placement: tuple[tuple[int, ...] | None, tuple[int, ...]]) -> np.ndarray:
+    """``values`` transposed and reshaped by ``placement`` (from ``_alignment``): a view that
+    broadcasts against the larger table."""
+    axes, shape = placement
+    return (values if axes is None else values.transpose(axes)).reshape(shape)
 
 
 def _project_all(tables: Sequence[Factor], cliques: Sequence[Clique]) -> list[Factor]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
+from math import prod
 
 import numpy as np
 
@@ -198,16 +199,28 @@ def logsumexp(values: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
     """
     if not axes:
         return values
-    shift = float(values.max())
-    if np.isfinite(shift):
-        sums = sum_axes(np.exp(values - shift), axes)
-        if sums.min() > 1e-250:
-            return np.log(sums) + shift
+    fast = exp_sum(values, axes)
+    if fast is not None:
+        _, shift, sums = fast
+        return np.log(sums) + shift
     cell_shift = values.max(axis=axes, keepdims=True)
     cell_shift[~np.isfinite(cell_shift)] = 0.0
     with np.errstate(divide="ignore"):
         out = np.log(np.exp(values - cell_shift).sum(axis=axes, keepdims=True)) + cell_shift
     return out.squeeze(axis=axes)
+
+
+def exp_sum(values: np.ndarray, axes: tuple[int, ...]) -> tuple[np.ndarray, float, np.ndarray] | None:
+    """``(exp(values - m), m, that table summed over axes)`` with ``m`` the global maximum, or
+    None where one shift does not do: no finite maximum, or some sum below 1e-250 (underflowed
+    terms could matter there; ``logsumexp`` then shifts each output cell by its own maximum)."""
+    shift = float(values.max())
+    if not np.isfinite(shift):
+        return None
+    table = np.subtract(values, shift)
+    np.exp(table, out=table)
+    sums = sum_axes(table, axes)
+    return (table, shift, sums) if sums.min() > 1e-250 else None
 
 
 def product(factors: Sequence[Factor]) -> Factor:
@@ -236,6 +249,82 @@ def variable_elimination(factors: Sequence[Factor], keep: Sequence[str]) -> Fact
     if missing:
         raise ValueError(f"{sorted(missing)} not in any factor")
     return result.transpose(keep)
+
+
+def contract(factors: Sequence[Factor], keep: Sequence[str]) -> Factor:
+    """``variable_elimination(factors, keep)`` (the same sum of products, equal to it up to
+    floating-point rounding), pairwise: each table first sums out the attributes no other table
+    or ``keep`` needs, then the pair whose result is smallest is multiplied and summed over what
+    they alone share in one batched matrix product (BLAS), never materialising their product.
+    For marginals across junction-tree cliques whose separators are large this is many times
+    faster than eliminating one attribute at a time."""
+    keep = tuple(keep)
+    tables = [(f.attributes, dict(zip(f.attributes, f.domain.shape, strict=True)), f.values)
+              for f in factors]
+    missing = set(keep) - {a for attributes, _, _ in tables for a in attributes}
+    if missing:
+        raise ValueError(f"{sorted(missing)} not in any factor")
+    tables = [_sum_unneeded(t, tables, keep) for t in tables]
+    while len(tables) > 1:
+        i, j = min(
+            ((i, j) for j in range(len(tables)) for i in range(j)),
+            key=lambda ij: _pair_cells(tables, ij[0], ij[1], keep),
+        )
+        rest = [t for k, t in enumerate(tables) if k not in (i, j)]
+        pair = _multiply_pair(tables[i], tables[j], rest, keep)
+        tables = rest + [_sum_unneeded(pair, rest, keep)]
+    attributes, sizes, values = tables[0]
+    return Factor(Domain(attributes, tuple(sizes[a] for a in attributes)), values).transpose(keep)
+
+
+_Table = tuple[tuple[str, ...], dict[str, int], np.ndarray]
+
+
+def _needed(table: _Table, others: Sequence[_Table], keep: tuple[str, ...]) -> set[str]:
+    """The attributes of ``table`` that ``keep`` or another table mentions."""
+    used = set(keep).union(*(t[0] for t in others if t is not table))
+    return {a for a in table[0] if a in used}
+
+
+def _sum_unneeded(table: _Table, others: Sequence[_Table], keep: tuple[str, ...]) -> _Table:
+    attributes, sizes, values = table
+    needed = _needed(table, others, keep)
+    if len(needed) == len(attributes):
+        return table
+    axes = tuple(k for k, a in enumerate(attributes) if a not in needed)
+    return tuple(a for a in attributes if a in needed), sizes, sum_axes(values, axes)
+
+
+def _pair_cells(tables: Sequence[_Table], i: int, j: int, keep: tuple[str, ...]) -> int:
+    """Cells of the result of multiplying tables i and j and summing what only they need."""
+    used = set(keep).union(*(t[0] for k, t in enumerate(tables) if k not in (i, j)))
+    sizes = {**tables[i][1], **tables[j][1]}
+    union = set(tables[i][0]) | set(tables[j][0])
+    return prod(sizes[a] for a in union if a in used)
+
+
+def _multiply_pair(first: _Table, second: _Table, rest: Sequence[_Table], keep: tuple[str, ...]) -> _Table:
+    """``sum`` over the attributes only these two tables share (and nothing else needs) of
+    their product, as one batched matrix product: (batch, first's own, summed) @ (batch, summed,
+    second's own), batch = shared attributes that stay."""
+    used = set(keep).union(*(t[0] for t in rest))
+    a_names, b_names = first[0], second[0]
+    sizes = {**first[1], **second[1]}
+    shared = [a for a in a_names if a in b_names]
+    batch = [a for a in shared if a in used]
+    summed = [a for a in shared if a not in used]
+    a_own = [a for a in a_names if a not in b_names]
+    b_own = [a for a in b_names if a not in a_names]
+
+    def arranged(names: tuple[str, ...], values: np.ndarray, order: list[list[str]]) -> np.ndarray:
+        flat = [a for group in order for a in group]
+        matrix = values.transpose([names.index(a) for a in flat])
+        return matrix.reshape([prod(sizes[a] for a in group) for group in order])
+
+    left = arranged(a_names, first[2], [batch, a_own, summed])
+    right = arranged(b_names, second[2], [batch, summed, b_own])
+    names = tuple(batch + a_own + b_own)
+    return names, sizes, np.matmul(left, right).reshape([sizes[a] for a in names])
 
 
 def _product_cells(factors: Sequence[Factor], attribute: str) -> int:

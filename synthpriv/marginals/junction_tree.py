@@ -10,8 +10,9 @@ All cliques are tuples of attributes in domain order.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from math import prod
 
 from synthpriv.domain import Domain
@@ -29,65 +30,161 @@ def maximal_cliques(
     fill-in edges; least fill-in weighted by the product of the endpoints' sizes) and the
     triangulation with the fewest total cells is kept; ``thorough=False`` tries the first only.
     """
-    size = dict(zip(domain.attributes, domain.shape, strict=True))
-    adjacency: dict[str, set[str]] = {a: set() for a in domain.attributes}
-    for clique in cliques:
-        for a in clique:
-            if a not in size:
-                raise ValueError(f"attribute {a!r} is not in the domain")
-            adjacency[a].update(b for b in clique if b != a)
-
-    def cells(a: str, adj: dict[str, set[str]]) -> int:
-        return size[a] * prod(size[b] for b in adj[a])
-
-    def fill(a: str, adj: dict[str, set[str]]) -> int:
-        nbrs = adj[a]
-        return sum(len(nbrs - adj[b]) - 1 for b in nbrs) // 2
-
-    def weighted_fill(a: str, adj: dict[str, set[str]]) -> int:
-        nbrs = adj[a]
-        return sum(size[b] * size[c] for b in nbrs for c in nbrs - adj[b] if b < c)
-
-    candidates = [_eliminate(adjacency, lambda a, adj: (cells(a, adj), fill(a, adj)))]
-    if thorough:
-        candidates += [
-            _eliminate(adjacency, lambda a, adj: (fill(a, adj), cells(a, adj))),
-            _eliminate(adjacency, lambda a, adj: (weighted_fill(a, adj), cells(a, adj))),
-        ]
-    best = min(candidates, key=lambda cs: sum(prod(size[a] for a in c) for c in cs))
-    index = {a: i for i, a in enumerate(domain.attributes)}
-    ordered = [tuple(sorted(c, key=index.__getitem__)) for c in best]
-    return sorted(ordered, key=lambda c: [index[a] for a in c])
-
-
-def _eliminate(
-    adjacency: dict[str, set[str]], cost: Callable[[str, dict[str, set[str]]], tuple[int, int]]
-) -> list[frozenset[str]]:
-    """Maximal cliques produced by eliminating attributes in greedy ``cost`` order (ties: domain
-    order). Each elimination turns the attribute's remaining neighbourhood into a clique."""
-    adj = {a: set(nbrs) for a, nbrs in adjacency.items()}
-    produced: list[frozenset[str]] = []
-    while adj:
-        a = min(adj, key=lambda b: cost(b, adj))
-        nbrs = adj.pop(a)
-        for b in nbrs:
-            adj[b] |= nbrs
-            adj[b].discard(b)
-            adj[b].discard(a)
-        produced.append(frozenset(nbrs | {a}))
-    produced.sort(key=len, reverse=True)
-    maximal: list[frozenset[str]] = []
-    for clique in produced:
-        if not any(clique <= kept for kept in maximal):
-            maximal.append(clique)
-    return maximal
+    adjacency = _adjacency(domain, cliques)
+    best = _triangulation(domain.shape, adjacency, thorough)
+    return sorted(
+        (tuple(domain.attributes[i] for i in _bits(mask)) for mask in best),
+        key=lambda c: domain.axes(c),
+    )
 
 
 def model_cells(domain: Domain, cliques: Sequence[Sequence[str]]) -> int:
     """An upper bound on the cells of the junction tree that ``cliques`` induce, from one greedy
     triangulation: ``JunctionTree.build`` keeps the best of three, so it is never larger. Cheap
-    enough to screen hundreds of candidate marginals per AIM round."""
-    return sum(domain.size(c) for c in maximal_cliques(domain, cliques, thorough=False))
+    enough to screen hundreds of candidate marginals per AIM round: the graph is a tuple of
+    bitmasks and its result is cached, so a graph met again (another candidate adding the same
+    edges, a later round whose graph did not change) costs a dictionary look-up."""
+    return _greedy_cells(domain.shape, _adjacency(domain, cliques))
+
+
+@lru_cache(maxsize=8192)
+def _greedy_cells(shape: tuple[int, ...], adjacency: tuple[int, ...]) -> int:
+    """Cells of ``_triangulation(shape, adjacency, False)``: the sum over components, each
+    component's cells cached with its cliques."""
+    total = 0
+    for component in _components(adjacency):
+        nodes = tuple(_bits(component))
+        total += _component_cells(shape, nodes, tuple(adjacency[i] for i in nodes))
+    return total
+
+
+@lru_cache(maxsize=16384)
+def _component_cells(shape: tuple[int, ...], nodes: tuple[int, ...], edges: tuple[int, ...]) -> int:
+    return _cells(shape, _eliminate(shape, nodes, edges, "cells"))
+
+
+def _adjacency(domain: Domain, cliques: Sequence[Sequence[str]]) -> tuple[int, ...]:
+    """The graph ``cliques`` induce: bit j of entry i is set when attributes i and j share a
+    clique (no self loops)."""
+    index = {a: i for i, a in enumerate(domain.attributes)}
+    adjacency = [0] * len(index)
+    for clique in cliques:
+        mask = 0
+        for a in clique:
+            if a not in index:
+                raise ValueError(f"attribute {a!r} is not in the domain")
+            mask |= 1 << index[a]
+        for a in clique:
+            adjacency[index[a]] |= mask
+    return tuple(m & ~(1 << i) for i, m in enumerate(adjacency))
+
+
+def _bits(mask: int) -> list[int]:
+    """Indices of the set bits of ``mask``, ascending."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def _cells(shape: tuple[int, ...], masks: Sequence[int]) -> int:
+    return sum(prod(shape[i] for i in _bits(m)) for m in masks)
+
+
+@lru_cache(maxsize=8192)
+def _triangulation(
+    shape: tuple[int, ...], adjacency: tuple[int, ...], thorough: bool
+) -> tuple[int, ...]:
+    """Maximal cliques (bitmasks) of the greedy triangulation with the fewest cells: by cells
+    then fill-in, and if ``thorough`` also by fill-in then cells and by weighted fill-in then
+    cells (the first found wins ties).
+
+    Each connected component is eliminated on its own: eliminating an attribute changes the
+    costs of its own component only, so the greedy order within a component is the one the
+    whole graph would give it, and the maximal cliques are the union over components. Cached
+    per component, so a candidate marginal re-triangulates only the component it joins."""
+    orders = ("cells", "fill", "weighted") if thorough else ("cells",)
+    found: list[list[int]] = [[] for _ in orders]
+    for component in _components(adjacency):
+        nodes = tuple(_bits(component))
+        edges = tuple(adjacency[i] for i in nodes)
+        for cliques, order in zip(found, orders, strict=True):
+            cliques.extend(_eliminate(shape, nodes, edges, order))
+    if len(found) == 1:
+        return tuple(found[0])
+    return tuple(min(found, key=lambda masks: _cells(shape, masks)))
+
+
+def _components(adjacency: tuple[int, ...]) -> Iterator[int]:
+    """Connected components of the graph, as bitmasks, lowest attribute first."""
+    left = (1 << len(adjacency)) - 1
+    while left:
+        frontier = left & -left
+        component = 0
+        while frontier:
+            component |= frontier
+            reached = 0
+            for i in _bits(frontier):
+                reached |= adjacency[i]
+            frontier = reached & ~component
+        left &= ~component
+        yield component
+
+
+def _fill(adj: list[int], i: int) -> int:
+    """Edges missing between neighbours of ``i`` (added if ``i`` is eliminated)."""
+    nbrs = adj[i]
+    return sum((nbrs & ~adj[b]).bit_count() - 1 for b in _bits(nbrs)) // 2
+
+
+def _weighted_fill(adj: list[int], i: int, shape: tuple[int, ...]) -> int:
+    """Missing edges between neighbours of ``i``, each weighted by its endpoints' sizes."""
+    nbrs = adj[i]
+    return sum(shape[b] * shape[c] for b in _bits(nbrs)
+               for c in _bits(nbrs & ~adj[b] & ~((2 << b) - 1)))
+
+
+@lru_cache(maxsize=16384)
+def _eliminate(
+    shape: tuple[int, ...], nodes: tuple[int, ...], adjacency: tuple[int, ...], order: str
+) -> tuple[int, ...]:
+    """Maximal cliques (bitmasks) produced by eliminating the attributes ``nodes`` (ascending;
+    ``adjacency`` their neighbours) greedily: ``order`` "cells" takes the fewest cells in the new
+    clique, then the least fill-in; "fill" the least fill-in, then cells; "weighted" the least
+    size-weighted fill-in, then cells (ties: domain order). Each elimination turns the
+    attribute's remaining neighbourhood into a clique."""
+    adj = [0] * len(shape)
+    for i, m in zip(nodes, adjacency, strict=True):
+        adj[i] = m
+    cells = [0] * len(shape)
+    for i in nodes:
+        cells[i] = shape[i] * prod(shape[j] for j in _bits(adj[i]))
+    remaining = list(nodes)
+    produced: list[int] = []
+    while remaining:
+        if order == "cells":
+            least = min(cells[i] for i in remaining)
+            tied = [i for i in remaining if cells[i] == least]
+            a = tied[0] if len(tied) == 1 else min(tied, key=lambda i: _fill(adj, i))
+        elif order == "fill":
+            a = min(remaining, key=lambda i: (_fill(adj, i), cells[i]))
+        else:
+            a = min(remaining, key=lambda i: (_weighted_fill(adj, i, shape), cells[i]))
+        remaining.remove(a)
+        nbrs = adj[a]
+        for b in _bits(nbrs):
+            new = nbrs & ~adj[b] & ~(1 << b)
+            cells[b] = cells[b] // shape[a] * prod(shape[j] for j in _bits(new))
+            adj[b] = (adj[b] | new) & ~(1 << a)
+        produced.append(nbrs | 1 << a)
+    produced.sort(key=int.bit_count, reverse=True)
+    maximal: list[int] = []
+    for clique in produced:
+        if not any(clique & ~kept == 0 for kept in maximal):
+            maximal.append(clique)
+    return tuple(maximal)
 
 
 @dataclass(frozen=True)
