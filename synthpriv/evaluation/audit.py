@@ -389,7 +389,7 @@ def selection_log_ratio(
     from scipy.special import log_softmax
 
     from synthpriv.domain import Dataset
-    from synthpriv.privacy.mechanisms import histogram_l1_sensitivity
+    from synthpriv.privacy.mechanisms import exponential_logits, histogram_l1_sensitivity
 
     share, l1 = _fitted_share(setting), histogram_l1_sensitivity(setting.neighbouring)
     tables = {side: _hypothesis_codes(setting, state, side) for side in (False, True)}
@@ -400,7 +400,8 @@ def selection_log_ratio(
         for side in (False, True):
             data = Dataset(tables[side], r.model.domain)
             truth = {c: share * data.marginal(c) for c in r.allowed}
-            logits = r.epsilon * r.scores(truth, r.model, r.allowed, r.weights, r.sigma) / (2 * delta)
+            scores = r.scores(truth, r.model, r.allowed, r.weights, r.sigma)
+            logits = exponential_logits(scores, r.epsilon, delta)
             log_p.append(log_softmax(logits)[r.chosen])
         score += log_p[1] - log_p[0]
     return float(score)

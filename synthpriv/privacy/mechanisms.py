@@ -49,6 +49,12 @@ def discrete_gaussian_histogram(
     return (integer_counts + noise).astype(np.float64)
 
 
+def exponential_logits(scores: np.ndarray, epsilon: float, sensitivity: float) -> np.ndarray:
+    """ε · score_i / (2Δ): the exponential mechanism's log-weights (its log-probabilities up to
+    one constant), for the mechanism itself and for audits that score its choices."""
+    return epsilon * np.asarray(scores, dtype=float) / (2.0 * sensitivity)
+
+
 def exponential_mechanism(
     scores: np.ndarray, epsilon: float, sensitivity: float, rng: np.random.Generator
 ) -> int:
@@ -61,5 +67,5 @@ def exponential_mechanism(
     scores = np.asarray(scores, dtype=float)
     if scores.ndim != 1 or scores.size == 0 or not np.isfinite(scores).all():
         raise ValueError("exponential mechanism needs a non-empty vector of finite scores")
-    logits = epsilon * scores / (2.0 * sensitivity)
+    logits = exponential_logits(scores, epsilon, sensitivity)
     return int(np.argmax(logits + rng.gumbel(size=scores.size)))
