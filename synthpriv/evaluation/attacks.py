@@ -16,9 +16,12 @@ Attacks here:
 * ``anonymeter_risks``: singling-out, linkability and inference risks from ``anonymeter``
   (Giomi et al. 2023), the GDPR-oriented view.
 
-The attack that re-runs the generator on shadow datasets (``"rerun"``) is in
-:mod:`synthpriv.evaluation.shadow`. Every attack gives a lower bound on what an attacker can do,
-never an upper bound.
+The attacks every evaluation runs on the release are listed in ``MEMBERSHIP_ATTACKS`` (name →
+a function of one :class:`AttackInputs` returning a score per target); adding one is a function
+decorated with ``@_registered(name, attack)``. The attack that re-runs the generator on shadow
+datasets (``"rerun"``) is in :mod:`synthpriv.evaluation.shadow`, the one built for marginal
+recipes in :mod:`synthpriv.evaluation.marginal_attack`. Every attack gives a lower bound on what
+an attacker can do, never an upper bound.
 """
 
 from __future__ import annotations
@@ -639,6 +642,46 @@ def identity_generator(train: pd.DataFrame) -> pd.DataFrame:
     return train.reset_index(drop=True).copy()
 
 
+@dataclass(frozen=True)
+class AttackInputs:
+    """What a membership attack on the release reads: the targets (members first, then as many
+    non-members), the synthetic table, the attacker's reference sample (disjoint from the
+    targets), the fitted mixed-type distance, the numeric columns and a seed."""
+
+    targets: pd.DataFrame
+    synthetic: pd.DataFrame
+    reference: pd.DataFrame
+    distance: MixedTypeDistance
+    numeric_columns: Sequence[str]
+    seed: int
+
+
+MEMBERSHIP_ATTACKS: dict[str, Callable[[AttackInputs], np.ndarray]] = {}
+
+
+def _registered(name: str, attack: Callable) -> Callable[[Callable], Callable]:
+    """List an adapter ``AttackInputs -> scores`` in ``MEMBERSHIP_ATTACKS`` under ``name``, with
+    the threat model of the ``attack`` it calls."""
+
+    def mark(adapter: Callable[[AttackInputs], np.ndarray]) -> Callable:
+        adapter.required_threat_model = attack.required_threat_model  # type: ignore[attr-defined]
+        MEMBERSHIP_ATTACKS[name] = adapter
+        return adapter
+
+    return mark
+
+
+@_registered("closest_distance", closest_distance_attack)
+def _closest_distance(inputs: AttackInputs) -> np.ndarray:
+    return closest_distance_attack(inputs.targets, inputs.synthetic, inputs.distance)
+
+
+@_registered("density_ratio", density_ratio_attack)
+def _density_ratio(inputs: AttackInputs) -> np.ndarray:
+    return density_ratio_attack(inputs.targets, inputs.synthetic, inputs.reference,
+                                numeric_columns=inputs.numeric_columns, seed=inputs.seed)
+
+
 def _balanced_targets(
     members: pd.DataFrame, non_members: pd.DataFrame, n: int, rng: np.random.Generator
 ) -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray]:
@@ -662,7 +705,8 @@ def run_membership_attacks(
     n_targets: int | None = None,
     bootstrap: int = 200,
 ) -> dict:
-    """Run the cheap attacks the threat model permits on balanced member/non-member targets.
+    """Run the attacks of ``MEMBERSHIP_ATTACKS`` the threat model permits on balanced
+    member/non-member targets.
 
     ``members`` are training rows of the generator, ``non_members`` rows from the same population
     that were not. ``reference`` is the attacker's auxiliary sample, which must be disjoint from
@@ -680,20 +724,13 @@ def run_membership_attacks(
         reference = non_members.iloc[unused]
     targets = pd.concat([tgt_in, tgt_out], ignore_index=True)
     distance = MixedTypeDistance.fit(pd.concat([reference, synthetic]), numeric_columns)
-    attacks = {
-        "closest_distance": (closest_distance_attack, (targets, synthetic, distance), {}),
-        "density_ratio": (
-            density_ratio_attack,
-            (targets, synthetic, reference),
-            {"numeric_columns": numeric_columns, "seed": seed},
-        ),
-    }
+    inputs = AttackInputs(targets, synthetic, reference, distance, numeric_columns, seed)
     results: dict[str, dict] = {}
-    for name, (attack, args, kwargs) in attacks.items():
+    for name, attack in MEMBERSHIP_ATTACKS.items():
         if not threat_model.permits(attack.required_threat_model):
             continue
         start = time.perf_counter()
-        scores = attack(*args, **kwargs)
+        scores = attack(inputs)
         seconds = time.perf_counter() - start
         metrics = attack_metrics(
             scores[:n], scores[n:], delta=delta, bootstrap=bootstrap, seed=seed

@@ -11,6 +11,8 @@ import pandas as pd
 import pytest
 
 from synthpriv.evaluation.attacks import (
+    MEMBERSHIP_ATTACKS,
+    AttackInputs,
     MixedTypeDistance,
     ThreatModel,
     anonymeter_risks,
@@ -67,6 +69,33 @@ def test_threat_model_orders_knowledge_and_attacks_declare_needs():
         ThreatModel("everything", "rerun")  # type: ignore[arg-type]
     for attack in (closest_distance_attack, density_ratio_attack):
         assert attack.required_threat_model == weakest
+
+
+def test_the_registry_runs_every_attack_the_threat_model_permits(monkeypatch):
+    """An attack listed in MEMBERSHIP_ATTACKS is run and reported with no other change; one that
+    needs more than the threat model grants is skipped. The oracle attack scores members 1."""
+    assert set(MEMBERSHIP_ATTACKS) == {"closest_distance", "density_ratio"}
+    rng = np.random.default_rng(3)
+    table = random_table(rng, 300, 2, 2, 3, 0.0)
+    members, non_members = table.iloc[:100], table.iloc[100:]
+
+    def oracle(inputs: AttackInputs) -> np.ndarray:
+        n = len(inputs.targets) // 2
+        return np.r_[np.ones(n), np.zeros(len(inputs.targets) - n)]
+
+    def rerun_only(inputs: AttackInputs) -> np.ndarray:
+        raise AssertionError("needs the rerun threat model: must not run")
+
+    oracle.required_threat_model = ThreatModel()
+    rerun_only.required_threat_model = ThreatModel("auxiliary", "rerun")
+    monkeypatch.setitem(MEMBERSHIP_ATTACKS, "oracle", oracle)
+    monkeypatch.setitem(MEMBERSHIP_ATTACKS, "rerun_only", rerun_only)
+    result = run_membership_attacks(members, non_members, members, None,
+                                    numeric_columns=["x0", "x1"], delta=DELTA, seed=0,
+                                    bootstrap=10)
+    assert result["attacks"]["oracle"]["auc"] == 1.0
+    assert "rerun_only" not in result["attacks"]
+    assert set(result["attacks"]) == {"closest_distance", "density_ratio", "oracle"}
 
 
 # --------------------------------------------------------------------------- distance
