@@ -72,11 +72,7 @@ def iter_chunks(
     chunk holding it is read, so earlier chunks may already have been yielded.
     """
     path = Path(path)
-    chunk_rows = resolve_chunk_rows(chunk_rows, schema)
-    use_returning_memory_pool()
-    batches = _parquet_batches(path, schema, chunk_rows) if is_parquet(path) else _csv_batches(
-        path, schema)
-    if not (yield from _checked(_rebatch(batches, chunk_rows), schema, path, first_row=1)):
+    if not (yield from _checked(iter_raw(path, schema, chunk_rows), schema, path, first_row=1)):
         raise no_rows_error(path)
 
 
