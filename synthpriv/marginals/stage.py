@@ -53,6 +53,7 @@ from synthpriv.privacy.accountant import (
 )
 from synthpriv.privacy.budget import round_noise
 from synthpriv.privacy.conversions import exponential_epsilon, gaussian_noise_multiplier, gaussian_rho
+from synthpriv.privacy.domain_budget import ONE_WAY_SHARE
 from synthpriv.privacy.mechanisms import histogram_l1_sensitivity, histogram_l2_sensitivity
 from synthpriv.privacy.randomness import RandomSource
 from synthpriv.stage import (
@@ -75,7 +76,11 @@ class MarginalsOptions(StageOptions):
         "(AIM: d·n̂ up to 2,000,000, synthpriv.marginals.settings.model_cells; others: 2,000,000)",
     )
     iterations: int = Field(default=1000, ge=1, description="final estimation iterations")
-    mst_one_way_fraction: float = Field(default=1 / 3, gt=0, lt=1)
+    mst_one_way_fraction: float = Field(
+        default=ONE_WAY_SHARE, gt=0, lt=1,
+        description="MST: share of this stage's ρ for the 1-way marginals (the domain step's "
+        "default share matches its noise: synthpriv.privacy.domain_budget.domain_share)",
+    )
     mst_selection_fraction: float = Field(default=1 / 3, gt=0, lt=1)
     aim_workload_degree: int = Field(default=3, ge=2, le=4)
     aim_rounds_per_attribute: int = Field(default=16, ge=1)
