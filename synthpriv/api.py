@@ -132,9 +132,7 @@ class Synthesizer:
             self.job.check_paths()
             runner = SynthesisJob(self.job)
         fitted = runner.fit(evaluate=False)
-        synthetic = fitted.synthetic
-        if not isinstance(synthetic, pd.DataFrame):  # blocks drawn once: keep them in memory
-            fitted.synthetic = pd.concat(list(synthetic), ignore_index=True)
+        fitted.synthetic.to_frame()  # drawn once and kept: ``synthetic`` and ``release`` read it
         self._job_object, self._fitted = runner, fitted
         self._model = ReleasedModel.from_state(fitted.synthesis.state, self.job.schema,
                                                list(fitted.synthetic.columns))
@@ -150,7 +148,7 @@ class Synthesizer:
     def synthetic(self) -> pd.DataFrame:
         """The rows the fit drew (what ``release`` writes)."""
         if self._fitted is not None:
-            return self._fitted.synthetic
+            return self._fitted.synthetic.to_frame()
         if self._model is not None and self._model.folder is not None:
             from synthpriv.chunks import read_input
             from synthpriv.release import SYNTHETIC
@@ -174,7 +172,7 @@ class Synthesizer:
 
         source = RandomSource.secure() if seed is None else RandomSource.seeded(seed)
         rng = source.numpy_generator()
-        return self._require_model().sample(n, rng, dict(where or {}))
+        return self._require_model().sample(n, rng, dict(where or {})).to_frame()
 
     def query(self, *columns: str) -> pd.DataFrame:
         """The marginal over ``columns`` from the model with a standard error per cell (see

@@ -65,7 +65,7 @@ class Synthesis:
     plan: Plan
     ledger: Ledger
     state: PipelineState
-    synthetic: SyntheticRows | pd.DataFrame
+    synthetic: SyntheticRows  # every recipe's one output type: read by iterating or to_frame()
     job: Job
 
 
@@ -75,7 +75,7 @@ class Fitted:
     fitted and held back when a hold-back split the input (evaluation only, never released)."""
 
     synthesis: Synthesis
-    synthetic: SyntheticRows | pd.DataFrame
+    synthetic: SyntheticRows
     members: pd.DataFrame | None = None
     held_back: pd.DataFrame | None = None
     warnings: list[str] = field(default_factory=list)  # plan-time warnings, for the manifest
@@ -91,7 +91,7 @@ class RunResult:
     manifest: dict
     job: Job
     records: int
-    _kept: pd.DataFrame | None = None  # the released table when it was sampled in one block
+    _kept: pd.DataFrame | None = None  # the released table when it was held in memory
     held_back: pd.DataFrame | None = None  # rows kept from the generator for evaluation only
     _members: pd.DataFrame | None = None  # the rows fitted, when a hold-back split them off
     timings: dict[str, float] = field(default_factory=dict)
@@ -99,7 +99,7 @@ class RunResult:
 
     @cached_property
     def synthetic(self) -> pd.DataFrame:
-        """The released table: kept from sampling if it was one block, else read back."""
+        """The released table: kept from sampling if it was held in memory, else read back."""
         if self._kept is not None:
             return self._kept
         return read_input(self.out_dir / SYNTHETIC, self.job.schema)
@@ -254,17 +254,14 @@ class SynthesisJob:
 
     def synthesise(self, table: pd.DataFrame, source: RandomSource | None = None) -> Synthesis:
         """The whole job on a typed table held in memory (the sweep, the shadow attack): domain
-        step, stages, one Ledger; nothing is written. Its synthetic table comes back as one
-        DataFrame in the table's column order."""
+        step, stages, one Ledger; nothing is written. Its synthetic rows, in the table's column
+        order, are drawn when read (``run.synthetic.to_frame()``)."""
         source = self.source if source is None else source
         ledger = Ledger(self.job.config.budget.neighbouring)
         job, planned = self.resolve(ledger, source, table)
         encoded = TableEncoder(job.schema).encode(conform(table, job.schema))
         run = self.run_stages(job, planned, encoded, source, ledger)
-        synthetic = run.synthetic
-        if isinstance(synthetic, SyntheticRows):
-            synthetic = pd.concat(list(synthetic), ignore_index=True)
-        run.synthetic = synthetic[list(table.columns)]
+        run.synthetic.in_order(list(table.columns))
         return run
 
     def run_stages(
@@ -278,6 +275,8 @@ class SynthesisJob:
             requested_records=job.config.pipeline.records,
         )
         ledger = run_stages(stages, plan, state, source, ledger, step=self.step)
+        if state.synthetic is None:  # check_contracts refuses such a recipe when it is planned
+            raise RuntimeError("internal error: the recipe's stages left no synthetic rows")
         return Synthesis(plan, ledger, state, state.synthetic, job)
 
     @contextlib.contextmanager
@@ -320,12 +319,7 @@ class SynthesisJob:
         with self.open_input(job, evaluate) as (data, members, held_back):
             check_delta(job, data.records)
             run = self.run_stages(job, planned, data, self.source, ledger)
-        synthetic = run.synthetic
-        if isinstance(synthetic, SyntheticRows):
-            synthetic.columns = columns
-        else:
-            synthetic = synthetic[columns]
-        return Fitted(run, synthetic, members, held_back, warnings)
+        return Fitted(run, run.synthetic.in_order(columns), members, held_back, warnings)
 
     def release(self, fitted: Fitted, out: Path | None = None, *, force: bool = False,
                 locked: bool = False) -> RunResult:
@@ -342,9 +336,9 @@ class SynthesisJob:
         with contextlib.nullcontext() if locked else release_lock(out_dir), self.step("release"):
             write_release(out_dir, synthetic, manifest, force,
                           extra=model_files(run.state, run.job.schema))
-        kept = synthetic.only_block if isinstance(synthetic, SyntheticRows) else synthetic
-        return RunResult(out_dir, run.ledger, run.plan, manifest, run.job, len(synthetic), kept,
-                         fitted.held_back, fitted.members, dict(self.timings), run.state)
+        return RunResult(out_dir, run.ledger, run.plan, manifest, run.job, len(synthetic),
+                         synthetic.kept, fitted.held_back, fitted.members, dict(self.timings),
+                         run.state)
 
     def run(self, out: Path | None = None, *, force: bool = False, evaluate: bool = True) -> RunResult:
         """Plan, read, synthesise and release. Nothing is written unless all succeeds; the

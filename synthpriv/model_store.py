@@ -256,7 +256,7 @@ def write_resample(
     out = Path(out).resolve()
     check_target(out, force)
     source = RandomSource.secure() if source is None else source
-    rows = released.sample(records, source.numpy_generator(), where)
+    rows = released.sample(records, source.numpy_generator(), where)  # drawn as it is written
     original = released.manifest
     manifest = {
         **{k: v for k, v in original.items() if k != "files"},

@@ -105,10 +105,11 @@ def _remove_stale(target: Path) -> None:
 
 
 def write_release(
-    target: Path, synthetic: pd.DataFrame | Iterable[pd.DataFrame], manifest: dict, force: bool,
+    target: Path, synthetic: Iterable[pd.DataFrame], manifest: dict, force: bool,
     extra: dict[str, bytes] | None = None,
 ) -> dict[str, str]:
-    """Write ``synthetic`` (a table, or blocks of one written as they come), the ``extra`` files
+    """Write ``synthetic`` (blocks of one table, written as they come: a ``SyntheticRows``
+    streams them, so memory holds one block), the ``extra`` files
     (the released model: name → content) and ``manifest`` (plus every file's checksum, and the
     row count) to ``target`` atomically.
 
@@ -119,8 +120,7 @@ def write_release(
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
     try:
         csv_path = staging / SYNTHETIC
-        rows = write_csv_blocks(csv_path, [synthetic] if isinstance(synthetic, pd.DataFrame)
-                                else synthetic)
+        rows = write_csv_blocks(csv_path, synthetic)
         checksums = {SYNTHETIC: sha256_of(csv_path)}
         files: dict[str, dict] = {SYNTHETIC: {"sha256": checksums[SYNTHETIC], "rows": rows}}
         written = [csv_path]

@@ -15,7 +15,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from synthpriv.constraints import Enforcer
 from synthpriv.domain import Domain
 from synthpriv.encoding import TableEncoder
 from synthpriv.errors import ConfigError
@@ -24,6 +23,7 @@ from synthpriv.marginals.estimation import GraphicalModel, calibrate
 from synthpriv.marginals.factor import Factor
 from synthpriv.marginals.independent import IndependentModel
 from synthpriv.marginals.measurement import Measurement
+from synthpriv.sampling import SyntheticRows
 from synthpriv.schema import CategoricalColumn, Schema
 from synthpriv.stage import PipelineState, PriorGuided, SamplingModel
 
@@ -75,34 +75,23 @@ class ReleasedModel:
     def sample(
         self, records: int, rng: np.random.Generator, where: dict[str, str] | None = None,
         method: str = "rounded",
-    ) -> pd.DataFrame:
+    ) -> SyntheticRows:
         """``records`` rows drawn from the model, every one satisfying ``where`` (a marginals
         model is conditioned exactly; a generator by rejection) and the schema's constraints
-        (rows breaking one are redrawn, as in the run: synthpriv.constraints). Post-processing of
-        DP outputs: no budget."""
+        (rows breaking one are redrawn, as in the run: synthpriv.constraints), in the release's
+        column order: the run's own output type, drawn as it is read (streamed to a release, or
+        ``to_frame()``). Post-processing of DP outputs: no budget."""
         if records < 1:
             raise ConfigError(f"--rows must be at least 1, got {records}.")
         fine = self.evidence(where or {})
         coarse = {a: int(self._map(a)[v]) for a, v in fine.items()}
         if coarse and not isinstance(self.model, GraphicalModel | IndependentModel):
-            def draw(size: int, rounded: bool = False) -> np.ndarray:
-                return rejection_sample(self.model, size, rng, coarse)
+            model: SamplingModel = Rejection(self.model, coarse)
         else:
             model = condition(self.model, coarse)
-
-            def draw(size: int, rounded: bool = False) -> np.ndarray:
-                return model.sample_rounded(size, rng) if rounded else model.sample(size, rng)
-
-        def decode(codes: np.ndarray) -> pd.DataFrame:
-            if self.coarsening is not None:
-                codes = self.coarsening.refine(codes, rng)
-            for attribute, code in fine.items():  # the fine value within its (conditioned) cell
-                codes[:, self.encoder.domain.axes([attribute])[0]] = code
-            return self.encoder.decode(codes, rng)
-
-        enforcer = Enforcer(self.schema.constraints, lambda size: decode(draw(size)))
-        rows = enforcer.apply(decode(draw(records, rounded=method == "rounded")))
-        return rows.reset_index(drop=True)[self.columns]
+        fixed = {self.encoder.domain.axes([a])[0]: code for a, code in fine.items()}
+        return SyntheticRows(model, self.encoder, records, method, rng,
+                             coarsening=self.coarsening, fixed=fixed).in_order(self.columns)
 
     def _map(self, attribute: str) -> np.ndarray:
         size = self.encoder.domain[attribute]
@@ -213,6 +202,24 @@ def measured_variance(
             precision += 1.0 / np.square(sigma)
     with np.errstate(divide="ignore"):
         return np.where(precision > 0, 1.0 / np.where(precision > 0, precision, 1.0), np.inf)
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """``model`` given ``evidence`` (attribute → code of the model's domain), drawn by rejection
+    (``rejection_sample``): how a generator, which cannot be conditioned exactly, is."""
+
+    model: SamplingModel
+    evidence: dict[str, int]
+
+    @property
+    def total(self) -> float:
+        return self.model.total
+
+    def sample(self, records: int, rng: np.random.Generator) -> np.ndarray:
+        return rejection_sample(self.model, records, rng, self.evidence)
+
+    sample_rounded = sample  # rows kept by rejection are i.i.d.: there is no rounding to keep
 
 
 def rejection_sample(

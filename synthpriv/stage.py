@@ -2,7 +2,8 @@
 
 A stage asks the plan for its noise (``plan``), runs its mechanisms on the state (``run``) and
 records in the Ledger exactly the events it ran. Stages talk through small typed objects in
-``PipelineState``: the encoded table, the measurements, the fitted model, the synthetic table.
+``PipelineState``: the encoded table, the measurements, the fitted model, the synthetic table
+(one type for every recipe: ``synthpriv.sampling.SyntheticRows``).
 """
 
 from __future__ import annotations
@@ -11,10 +12,9 @@ import importlib
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
-import pandas as pd
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from synthpriv.domain import CountSource, Domain
@@ -25,6 +25,9 @@ from synthpriv.marginals.measurement import Measurement
 from synthpriv.privacy.accountant import Ledger, PrivacyEvent
 from synthpriv.privacy.randomness import RandomSource
 from synthpriv.validation import describe_validation_error
+
+if TYPE_CHECKING:  # the sample stage's module imports this one
+    from synthpriv.sampling import SyntheticRows
 
 
 class StageOptions(BaseModel):
@@ -114,17 +117,6 @@ class RowSource(Protocol):
     codes: np.ndarray
 
 
-@runtime_checkable
-class SyntheticTable(Protocol):
-    """The synthetic output: blocks of decoded rows (``synthpriv.sampling.SyntheticRows``)."""
-
-    enforcement: dict | None  # what enforcing the schema's constraints took (the manifest's)
-
-    def __len__(self) -> int: ...
-
-    def __iter__(self) -> Iterator[pd.DataFrame]: ...
-
-
 @dataclass
 class PipelineState:
     """What stages hand to each other. ``data`` is sensitive and never released."""
@@ -135,7 +127,7 @@ class PipelineState:
     requested_records: int | None = None
     measurements: list[Measurement] = field(default_factory=list)
     model: SamplingModel | None = None
-    synthetic: SyntheticTable | None = None
+    synthetic: SyntheticRows | None = None  # the one synthetic output type of every recipe
     records_source: str = ""
     coarsening: Coarsening | None = None  # the adaptive domain (DP), when a stage chose one
 
@@ -148,7 +140,7 @@ ARTEFACTS = {
             "workers and returns counts only)",
     "measurements": "DP measurements of marginals",
     "model": "a fitted model that draws rows",
-    "synthetic": "the synthetic rows",
+    "synthetic": "the synthetic rows (synthpriv.sampling.SyntheticRows, whatever the recipe)",
 }
 
 

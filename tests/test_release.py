@@ -16,7 +16,7 @@ TABLE = pd.DataFrame({"a": [1, 2], "b": ["x", "y"]})
 
 def test_release_writes_csv_and_manifest_with_checksum(tmp_path: Path) -> None:
     target = tmp_path / "release"
-    write_release(target, TABLE, {"job": "t"}, force=False)
+    write_release(target, [TABLE], {"job": "t"}, force=False)
     manifest = json.loads((target / "manifest.json").read_text())
     assert manifest["files"]["synthetic.csv"]["sha256"] == sha256_of(target / "synthetic.csv")
     assert manifest["files"]["synthetic.csv"]["rows"] == 2
@@ -25,24 +25,24 @@ def test_release_writes_csv_and_manifest_with_checksum(tmp_path: Path) -> None:
 
 def test_existing_release_needs_force(tmp_path: Path) -> None:
     target = tmp_path / "release"
-    write_release(target, TABLE, {"job": "first"}, force=False)
+    write_release(target, [TABLE], {"job": "first"}, force=False)
     with pytest.raises(ReleaseError, match="already exists.*--force"):
-        write_release(target, TABLE, {"job": "second"}, force=False)
-    write_release(target, TABLE.head(1), {"job": "second"}, force=True)
+        write_release(target, [TABLE], {"job": "second"}, force=False)
+    write_release(target, [TABLE.head(1)], {"job": "second"}, force=True)
     assert json.loads((target / "manifest.json").read_text())["job"] == "second"
     assert not list(tmp_path.glob(".release.*-*"))
 
 
 def test_failure_while_writing_leaves_the_previous_release(tmp_path: Path, monkeypatch) -> None:
     target = tmp_path / "release"
-    write_release(target, TABLE, {"job": "first"}, force=False)
+    write_release(target, [TABLE], {"job": "first"}, force=False)
 
     def explode(*args, **kwargs):
         raise OSError("disk full")
 
     monkeypatch.setattr("synthpriv.release.sha256_of", explode)
     with pytest.raises(OSError, match="disk full"):
-        write_release(target, TABLE, {"job": "second"}, force=True)
+        write_release(target, [TABLE], {"job": "second"}, force=True)
     assert json.loads((target / "manifest.json").read_text())["job"] == "first"
     assert not list(tmp_path.glob(".release.tmp-*"))
 
@@ -51,7 +51,7 @@ def test_stale_staging_folders_of_a_killed_run_are_removed(tmp_path: Path) -> No
     stale = tmp_path / ".release.tmp-abc"
     stale.mkdir()
     (stale / "synthetic.csv").write_text("partial")
-    write_release(tmp_path / "release", TABLE, {}, force=False)
+    write_release(tmp_path / "release", [TABLE], {}, force=False)
     assert not stale.exists()
 
 

@@ -72,7 +72,7 @@ class PipelineGenerator:
     def __call__(self, table: pd.DataFrame, seed: int) -> pd.DataFrame:
         from synthpriv.privacy.randomness import RandomSource
 
-        return self.job.synthesise(table, RandomSource.seeded(seed)).synthetic
+        return self.job.synthesise(table, RandomSource.seeded(seed)).synthetic.to_frame()
 
 
 @dataclass(frozen=True)
