@@ -1,4 +1,7 @@
-"""The sample stage: draw rows from the fitted model and decode them. Post-processing only."""
+"""The sample stage: draw rows from the fitted model and decode them. Post-processing only.
+
+Its output, ``SyntheticRows``, is the one synthetic type of every recipe (and of a released
+model's resample): clients iterate its blocks (the streaming release) or call ``to_frame()``."""
 
 from __future__ import annotations
 
