@@ -78,13 +78,16 @@ def test_spool_is_private_narrow_and_removed(
 
 
 def test_spool_is_removed_when_reading_fails(tmp_path: Path, adult_schema: Schema,
-                                            encoder: TableEncoder) -> None:
+                                            encoder: TableEncoder,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
     bad = tmp_path / "bad.csv"
     bad.write_text(",".join(adult_schema.names) + "\n" + "x," * 14 + "x\n")
-    before = set(Path(tempfile.gettempdir()).glob("synthpriv-codes-*"))
+    private = tmp_path / "tmp"  # a temp folder of its own: other jobs' spools come and go in /tmp
+    private.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(private))
     with pytest.raises(Exception, match="row 1"):
         SpooledCodes(iter_chunks(bad, adult_schema, 10), encoder)
-    assert set(Path(tempfile.gettempdir()).glob("synthpriv-codes-*")) == before
+    assert list(private.iterdir()) == []
 
 
 def test_job_releases_in_blocks(write_job, tmp_path: Path) -> None:
