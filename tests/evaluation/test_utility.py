@@ -458,3 +458,21 @@ def test_tvd_sampling_floor_matches_the_documented_rule():
         for _ in range(pairs)
     ]
     assert np.mean(quarter) / np.mean(floors) == pytest.approx(2.0, rel=0.05)
+
+
+def test_boosting_groups_rare_categories_only_beyond_its_cap():
+    """TSTR's gradient boosting groups categories only when a feature has more than
+    MAX_CATEGORIES training values; below that the uncapped encoder gives the same model."""
+    from synthpriv.evaluation.utility import MAX_CATEGORIES, _boosting_pipeline, _build
+
+    rng = np.random.default_rng(16)
+    n = 600
+    x = pd.DataFrame({"c": rng.choice([f"v{i}" for i in range(20)], n), "n": rng.normal(size=n)})
+    y = pd.Series(np.where(x["n"] + (x["c"] < "v5") > 0.5, "yes", "no"))
+    narrow = _build("gradient_boosting", (["c"], ["n"]), "classification", 0, x)
+    assert narrow.named_steps["prepare"].transformers[0][1].max_categories is None
+    capped = _boosting_pipeline(["c"], ["n"], "classification", 0)
+    assert np.array_equal(narrow.fit(x, y).predict_proba(x), capped.fit(x, y).predict_proba(x))
+    wide = x.assign(c=[f"w{i}" for i in range(n)])  # 600 distinct values
+    encoder = _build("gradient_boosting", (["c"], ["n"]), "classification", 0, wide)
+    assert encoder.named_steps["prepare"].transformers[0][1].max_categories == MAX_CATEGORIES
