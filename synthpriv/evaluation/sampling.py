@@ -39,9 +39,9 @@ small beside what it measures, at a cost that does not grow with the table.
   sqrt(2 / pi) times its standard deviation): it halves when m quadruples. Two disjoint real
   samples of the 10^6-row table differ by 0.0067 / 0.016 / 0.033 (1- / 2- / 3-way) at 50,000
   rows, 0.0036 / 0.0097 / 0.022 at 100,000. Where the tables truly differ the bias is far below
-  the floor: the MST release of that table scores 0.0218 / 0.0667 / 0.1223 on 50,000-row
-  samples, 0.0209 / 0.0660 / 0.1204 on 100,000 and 0.0187 / 0.0640 / 0.1169 on every row, so
-  the sample overstates the 3-way figure by 0.005 (4 %), the 1- and 2-way by 0.003. 1-way counts
+  the floor: an MST release of that table scores 0.0219 / 0.0672 / 0.1229 on 50,000-row
+  samples, 0.0203 / 0.0658 / 0.1201 on 100,000 and 0.0186 / 0.0639 / 0.1167 on every row, so
+  the sample overstates the 3-way figure by 0.006 (5 %), the 1- and 2-way by 0.003. 1-way counts
   are not streamed exactly: the bins are quantiles of the real sample, known only after the pass.
 * association, 50,000: the standard error of a correlation is at most 1 / sqrt(n) = 0.0045.
 * tstr, 20,000: Hanley-McNeil's standard error of an AUC of 0.9 on 20,000 holdout rows (24 %
