@@ -3,6 +3,8 @@
 
     nice -n 10 .venv/bin/python benchmarks/evaluation_scale.py --rows 1e6 --modes sampled
     nice -n 10 .venv/bin/python benchmarks/evaluation_scale.py --rows 1e7 --modes sampled
+    # the marginal TVDs against the sample size (the marginals size of SampleSizes):
+    .venv/bin/python benchmarks/evaluation_scale.py --rows 1e6 --marginal-sizes 20000,50000,100000
 
 Per size: the training table is Adult's training rows drawn with replacement (seeded, numeric columns
 jittered within their public bounds: ``scale_benchmark.generate``), the holdout is Adult's test rows
@@ -130,6 +132,35 @@ def child(config: Path, release: Path, mode: str) -> dict:
     }
 
 
+def marginal_sizes(config: Path, release: Path, sizes: list[int]) -> dict:
+    """Mean 1-, 2- and 3-way TVD of the release against the real table on the first m rows of
+    each table's seeded sample (the rows the evaluation's ``marginals`` part reads at that
+    size) for each m in ``sizes`` and on every row; and the sampling floor at m (two disjoint
+    m-row samples of the real table). Every row is parsed and held: minutes and GBs at 10^6."""
+    from synthpriv.config import load_job
+    from synthpriv.evaluation.sampling import STREAMS, sample_file
+    from synthpriv.evaluation.utility import Discretizer, marginal_tvd
+
+    job = load_job(config)
+    numeric = list(job.schema.numeric_names)
+    real = sample_file(job.data_path, job.schema, None, 0, STREAMS["real"]).rows
+    synthetic = sample_file(release / "synthetic.csv", job.schema, None, 0,
+                            STREAMS["synthetic"]).rows
+
+    def tvds(a: pd.DataFrame, b: pd.DataFrame) -> list[float]:
+        discretizer = Discretizer.fit(a, numeric)
+        codes_a, codes_b = discretizer.transform(a), discretizer.transform(b)
+        return [marginal_tvd(codes_a, codes_b, k, sizes=discretizer.sizes,
+                             max_marginals=500 if k == 3 else None)["mean"] for k in (1, 2, 3)]
+
+    result = {}
+    for m in [*sizes, len(real)]:
+        floor = tvds(real.iloc[:m], real.iloc[m:2 * m]) if 2 * m <= len(real) else None
+        result[m] = {"tvd": tvds(real.iloc[:m], synthetic.iloc[:m]), "floor": floor}
+        print(m, json.dumps(result[m]), flush=True)
+    return result
+
+
 def table(rows: list[dict]) -> str:
     """The runs as a Markdown table."""
     lines = ["| rows | mode | synthesis s (CPU s) | evaluation s (CPU s) | eval / synthesis, wall "
@@ -154,6 +185,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("/tmp/evaluation-scale"))
     parser.add_argument("--reuse-release", action="store_true",
                         help="keep a release (and its timing) made by an earlier run")
+    parser.add_argument("--marginal-sizes", help="comma-separated sample sizes: print the "
+                        "marginal TVDs at each against every row (the release must exist)")
     parser.add_argument("--child", nargs=3, metavar=("CONFIG", "RELEASE", "MODE"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -161,6 +194,12 @@ def main() -> None:
         print(json.dumps(child(Path(args.child[0]), Path(args.child[1]), args.child[2])))
         return
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.marginal_sizes:
+        for rows in (int(float(r)) for r in args.rows.split(",")):
+            folder = args.out / f"rows-{rows}"
+            marginal_sizes(folder / "job.yaml", folder / "release",
+                           [int(float(m)) for m in args.marginal_sizes.split(",")])
+        return
     results = []
     for rows in (int(float(r)) for r in args.rows.split(",")):
         prepared = prepare(rows, args.out, resynthesise=not args.reuse_release)

@@ -175,11 +175,16 @@ def empirical_epsilon(
 
 
 def auc(scores_members: np.ndarray, scores_non_members: np.ndarray) -> float:
-    """Area under the ROC curve = P(member score > non-member score) + ½ P(tie) (Mann–Whitney)."""
-    s_in, s_out = np.asarray(scores_members, float), np.asarray(scores_non_members, float)
-    ranks = stats.rankdata(np.concatenate([s_in, s_out]))
-    n_in, n_out = s_in.size, s_out.size
-    return float((ranks[:n_in].sum() - n_in * (n_in + 1) / 2) / (n_in * n_out))
+    """Area under the ROC curve = P(member score > non-member score) + ½ P(tie) (Mann–Whitney).
+
+    Counted exactly: per member, the non-members strictly below its score plus those at most
+    its score, halved, from one sort of the non-members (the bootstraps call this thousands of
+    times; ranking the pooled scores cost about ten times as much on small samples)."""
+    s_in = np.asarray(scores_members, float)
+    s_out = np.sort(np.asarray(scores_non_members, float))
+    below = np.searchsorted(s_out, s_in, side="left").sum()
+    at_most = np.searchsorted(s_out, s_in, side="right").sum()
+    return float((below + at_most) / (2 * s_in.size * s_out.size))
 
 
 def auc_standard_error(auc_value: float, n_members: int, n_non_members: int) -> float:

@@ -53,6 +53,8 @@ __all__ = [
 ]
 
 MISSING = "__missing__"
+# Gradient boosting's categorical features hold at most 255 bins: rarer categories are grouped.
+MAX_CATEGORIES = 250
 # Above this many cells a marginal is counted with np.unique instead of a dense np.bincount.
 _DENSE_CELL_LIMIT = 1 << 22
 
@@ -116,7 +118,8 @@ def marginal_tvd(
     same columns; ``sizes`` is the number of codes per column (inferred from the data if None).
     Returns the mean and max over the marginals evaluated and the ``n_worst`` worst ones.
     """
-    real_codes, synth_codes = np.asarray(real_codes), np.asarray(synth_codes)
+    # Column-major: each marginal reads a few whole columns (7x faster than strided rows).
+    real_codes, synth_codes = np.asfortranarray(real_codes), np.asfortranarray(synth_codes)
     if real_codes.ndim != 2 or synth_codes.ndim != 2 or real_codes.shape[1] != synth_codes.shape[1]:
         raise ValueError("real_codes and synth_codes must be 2-D with the same number of columns")
     if len(real_codes) == 0 or len(synth_codes) == 0:
@@ -297,11 +300,15 @@ def _linear_pipeline(categorical: list[str], numeric: list[str], task: str, seed
     return Pipeline([("prepare", prepare), ("model", model)])
 
 
-def _boosting_pipeline(categorical: list[str], numeric: list[str], task: str, seed: int) -> Pipeline:
+def _boosting_pipeline(
+    categorical: list[str], numeric: list[str], task: str, seed: int,
+    max_categories: int | None = MAX_CATEGORIES,
+) -> Pipeline:
     """Histogram gradient boosting with native categorical support (ordinal-coded categories).
 
-    Unknown test categories become NaN (the model's missing branch). Categories beyond the 250
-    most frequent are grouped, as the model supports at most ``max_bins`` (255) categories.
+    Unknown test categories become NaN (the model's missing branch). Categories beyond the
+    ``max_categories`` most frequent are grouped, as the model supports at most ``max_bins``
+    (255) categories; None groups nothing (the same encoding when no feature has more).
     """
     prepare = ColumnTransformer(
         [
@@ -310,7 +317,7 @@ def _boosting_pipeline(categorical: list[str], numeric: list[str], task: str, se
                 OrdinalEncoder(
                     handle_unknown="use_encoded_value",
                     unknown_value=np.nan,
-                    max_categories=250,
+                    max_categories=max_categories,
                 ),
                 categorical,
             ),
@@ -375,6 +382,19 @@ def _classification_scores(
 _BUILDERS = {"linear": _linear_pipeline, "gradient_boosting": _boosting_pipeline}
 
 
+def _build(
+    name: str, columns: tuple[list[str], list[str]], task: str, seed: int, x_train: pd.DataFrame
+) -> Pipeline:
+    """Model ``name`` on these (categorical, numeric) features. Gradient boosting groups rare
+    categories only when a categorical feature has more than ``MAX_CATEGORIES`` training values:
+    otherwise grouping changes nothing, and sklearn would still count every cell in Python to
+    look for rare ones (0.2 s per fit on a 20,000-row sample of Adult-shaped rows)."""
+    if name == "gradient_boosting":
+        wide = any(x_train[c].nunique() > MAX_CATEGORIES for c in columns[0])
+        return _boosting_pipeline(*columns, task, seed, MAX_CATEGORIES if wide else None)
+    return _BUILDERS[name](*columns, task, seed)
+
+
 def _regression_models(
     x_train: pd.DataFrame,
     y_train: np.ndarray,
@@ -385,8 +405,8 @@ def _regression_models(
 ) -> dict[str, dict[str, float | None]]:
     """R² and MAE on the test rows of each model trained on the training rows."""
     models = {}
-    for name, build in _BUILDERS.items():
-        model = build(*columns, "regression", seed).fit(x_train, y_train)
+    for name in _BUILDERS:
+        model = _build(name, columns, "regression", seed, x_train).fit(x_train, y_train)
         predicted = model.predict(x_test)
         models[name] = {
             "r2": _json_float(r2_score(y_test, predicted)),
@@ -417,10 +437,10 @@ def _classification_models(
     if positive is not None and not 0 < (y_test == positive).sum() < len(y_test):
         notes.append(f"test target is all or none {positive!r}: AUC undefined (None)")
     models = {}
-    for name, build in _BUILDERS.items():
+    for name in _BUILDERS:
         model = None
         if constant is None:
-            model = build(*columns, "classification", seed).fit(x_train, y_train)
+            model = _build(name, columns, "classification", seed, x_train).fit(x_train, y_train)
         models[name] = _classification_scores(model, constant, x_test, y_test, positive)
     return models
 

@@ -175,3 +175,14 @@ def test_roc_points_are_downsampled_monotone_and_span_the_square():
 def test_auc_counts_ties_as_half():
     assert auc(np.array([1.0, 1.0]), np.array([1.0, 1.0])) == 0.5
     assert auc(np.array([2.0, 1.0]), np.array([1.0, 0.0])) == pytest.approx(0.875)
+
+
+def test_auc_is_the_pairwise_mann_whitney_count():
+    """Against its definition, every (member, non-member) pair counted: 1 if the member scores
+    higher, ½ on a tie; with many ties (integer scores) and unequal sizes."""
+    rng = np.random.default_rng(16)
+    for n_in, n_out in ((1, 1), (3, 7), (40, 25), (200, 301)):
+        s_in, s_out = rng.integers(0, 6, n_in).astype(float), rng.integers(0, 6, n_out).astype(float)
+        pairs = (s_in[:, None] > s_out[None, :]) + 0.5 * (s_in[:, None] == s_out[None, :])
+        assert auc(s_in, s_out) == pytest.approx(pairs.mean(), abs=1e-12)
+        assert auc(s_out, s_in) == pytest.approx(1 - pairs.mean(), abs=1e-12)

@@ -118,7 +118,7 @@ def test_samples_are_nested_distinct_rows_of_the_table():
 
 @pytest.mark.parametrize("largest", [1000, None])
 def test_a_table_between_the_smallest_and_the_largest_size_is_cut_where_needed(largest):
-    """Adult's 32,520 rows lie between the quality report's 20,000 and the marginals' 100,000:
+    """Adult's 32,520 rows lie between the quality report's 10,000 and the marginals' 50,000:
     the small part reads a sample, the large one every row (a KeyError before)."""
     frame = pd.DataFrame({"v": np.arange(600)})
     sizes = SampleSizes(marginals=largest, association=300, tstr=300, quality_report=50, attacks=50)
@@ -132,7 +132,7 @@ def test_a_table_between_the_smallest_and_the_largest_size_is_cut_where_needed(l
 def test_default_sizes_are_the_documented_ones():
     sizes = default_sizes(EvaluationConfig(attack_seed=7))
     assert sizes == SampleSizes(seed=7)
-    assert (sizes.marginals, sizes.tstr, sizes.attacks) == (100_000, 20_000, 5_000)
+    assert (sizes.marginals, sizes.tstr, sizes.attacks) == (50_000, 20_000, 5_000)
     doc = sampling.__doc__
     for part in SampleSizes.parts():
         line = re.search(rf"^{part}\s+([\d,]+)\s", doc, flags=re.MULTILINE)
