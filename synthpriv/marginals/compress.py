@@ -13,7 +13,8 @@ domain for everything measured after:
   [2, max_bins]: a 2-way cell of two such columns then expects about c·σ records, so the domain
   shrinks where n̂·ε is small (σ ∝ 1/ε);
 * a categorical column: categories whose noisy count is below 3σ merged into one cell (MST's
-  domain compression, McKenna, Miklau & Sheldon 2021);
+  domain compression, McKenna, Miklau & Sheldon 2021; the mst selection only: aim keeps every
+  category, ``merges_categories`` in marginals/stage.py);
 * the missing code stays a cell of its own; explicit ``edges``/``bins`` are kept as they are.
 
 Privacy: a function of the noisy 1-way measurements, the public schema and the stage's public

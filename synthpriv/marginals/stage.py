@@ -121,6 +121,7 @@ class MarginalsStage(Stage):
     selection: ClassVar[str]
     counted_degree: ClassVar[int] = 1  # the widest marginal every run counts (size check)
     adapts: ClassVar[bool] = True  # chooses the adaptive domain from its noisy 1-way counts
+    merges_categories: ClassVar[bool] = True  # rare categories share a cell (MST's compression)
 
     def __new__(cls, *args: Any, **kwargs: Any) -> MarginalsStage:
         """The class of ``options['selection']`` (a bad name fails validation in ``__init__``);
@@ -241,7 +242,7 @@ class MarginalsStage(Stage):
             return data, one_way
         chosen = choose_coarsening(
             state.encoder.schema, data.domain, one_way, estimate_total(one_way),
-            max_bins=self.options.max_bins,
+            max_bins=self.options.max_bins, merge_categories=self.merges_categories,
         )
         total = chosen if grid is None else compose(grid, chosen)
         if not total.changed:
@@ -336,6 +337,11 @@ class AimStage(MarginalsStage):
     through a zCDP filter on the ledger (synthpriv.marginals.aim)."""
 
     selection = "aim"
+    # AIM keeps every category (its reference code, private-pgm's aim.py, compresses nothing):
+    # its size screen already bounds the model, and a merged cell is decoded apart from the other
+    # columns (Adult's rare countries). Tuned on: Adult, checked on Wage and Default
+    # (benchmarks/README.md, "Adult without hand edges").
+    merges_categories = False
 
     def _aim_settings(self, records: float | None = None) -> AimSettings:
         """AIM's settings; without a configured ``max_model_cells`` the cap follows n̂

@@ -109,6 +109,19 @@ def test_explicit_edges_are_kept_and_missing_is_a_cell_of_its_own() -> None:
                for m in state.measurements)
 
 
+def test_aim_keeps_every_category_where_mst_merges_the_rare_ones() -> None:
+    encoder = TableEncoder(SCHEMA)
+    context = PlanContext(encoder.domain, "add_remove", 1e-6)
+    state = PipelineState(context, encoder, Dataset(codes_of(5000, seed=1), encoder.domain))
+    options = {"selection": "aim", "iterations": 20, "aim_rounds_per_attribute": 2,
+               "aim_round_iterations": 5}
+    stage = MarginalsStage(options, context, "test")
+    stage.run(state, stage.plan(0.01), Ledger(), RandomSource.seeded(4))  # 3σ ≈ 63 rows
+    assert state.coarsening.coarse["age"] < encoder.domain["age"]  # numeric bins still adapt
+    assert state.coarsening.coarse["city"] == encoder.domain["city"]  # all 8 cities kept
+    assert run_mst(Dataset(codes_of(5000, seed=1), encoder.domain)).coarsening.coarse["city"] < 8
+
+
 def test_a_point_mass_is_a_bin_of_its_own_and_bins_hold_about_equal_mass() -> None:
     mass = np.full(100, 10.0)
     mass[30] = 600.0  # 600 of 1,590
