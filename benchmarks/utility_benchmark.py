@@ -8,7 +8,7 @@ boosted classifier for the target, tested on the real holdout. Mean and spread o
 
 Several configs are run interleaved (A, B, A, B, ...: the machine's load falls on each alike):
 
-    .venv/bin/python benchmarks/utility_benchmark.py configs/adult.yaml configs/adult-no-edges.yaml \
+    .venv/bin/python benchmarks/utility_benchmark.py configs/adult-aim.yaml configs/adult.yaml \
         --epsilons 1 --repeats 6 --output benchmarks/results/utility-adult-no-edges.json
 """
 

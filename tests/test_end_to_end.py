@@ -42,14 +42,14 @@ def test_plan_prints_stages_noise_and_composed_epsilon(capsys) -> None:
     assert "composed plan: ε = 1.0000" in printed or "composed plan: ε = 0.99" in printed
 
 
-def test_the_no_edges_job_is_the_default_schema_binned_under_dp(capsys) -> None:
+def test_the_default_job_is_the_bundled_schema_without_edges_binned_under_dp(capsys) -> None:
     hand, bare = load_schema(ADULT / "schema.yaml"), load_schema(ADULT / "schema-no-edges.yaml")
     assert bare.names == hand.names
     for a, b in zip(hand.columns, bare.columns, strict=True):
         assert a.model_dump(exclude={"edges"}) == b.model_dump(exclude={"edges"})  # only edges go
     numeric = [c for c in bare.modelled if c.kind != "categorical"]
     assert len(numeric) == 5 and all(c.adaptive for c in numeric)
-    assert main(["plan", str(ROOT / "configs" / "adult-no-edges.yaml")]) == 0
+    assert main(["plan", str(ROOT / "configs" / "adult.yaml")]) == 0
     printed = capsys.readouterr().out
     assert "sigma_count" in printed  # the noisy count that sizes the adaptive grid is planned
     assert "domain " not in printed  # bounds and categories are public: no DP domain step
