@@ -83,12 +83,13 @@ def _largest_p(q: float, rho: float) -> float:
     return lo
 
 
-def optimal_delta(epsilon: float, rho: float) -> float:
-    """sup over ρ-zCDP Bernoulli pairs of p − e^ε·q: the optimal δ(ε) of ρ-zCDP."""
+def optimal_delta(epsilon: float, rho: float, points: int = 400) -> float:
+    """sup over ρ-zCDP Bernoulli pairs of p − e^ε·q: the optimal δ(ε) of ρ-zCDP (q searched on
+    ``points`` log-spaced values, then refined between the best one's neighbours)."""
     def gain(q: float) -> float:
         return _largest_p(q, rho) - math.exp(epsilon) * q
 
-    grid = np.logspace(-10, -1e-5, 400)
+    grid = np.logspace(-10, -1e-5, points)
     values = [gain(q) for q in grid]
     i = int(np.argmax(values))
     lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]
