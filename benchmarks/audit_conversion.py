@@ -1,6 +1,9 @@
 """How tight is the ledger's ρ → (ε, δ) conversion for a zCDP filter (AIM)?
 
     .venv/bin/python benchmarks/audit_conversion.py --epsilons 1,4 --delta 0.1
+    .venv/bin/python benchmarks/audit_conversion.py --epsilons 1,4 --delta 1e-5
+
+(both lines' output: benchmarks/results/audit-conversion.txt)
 
 AIM spends through a zCDP filter, so the ledger knows of it only that it is ρ-zCDP: D_α ≤ α·ρ
 at every order α > 1, both ways, for every pair of neighbours. It converts ρ to ε with
