@@ -58,6 +58,7 @@ def main(argv: list[str] | None = None) -> int:
                                    progress=lambda m: print(m, file=sys.stderr, flush=True),
                                    selection_fraction=args.selection_fraction)
                 line = json.dumps({**result.summary(), "stages": args.stages,
+                                   "stage_settings": stages,
                                    "selection_fraction": args.selection_fraction})
                 if args.scores is not None:
                     args.scores.mkdir(parents=True, exist_ok=True)

@@ -6,8 +6,10 @@ For a ledger ε at δ of a recipe accounted as ρ-zCDP (AIM's filter: the RDP bo
 ρ), a white box that sees measurements carrying a share ``--measured`` of ρ sees the canary as a
 Gaussian shift of μ = √(2·share·ρ) noise units (each count's log-likelihood ratio, summed).
 Printed per ε: ρ, μ, the ε that shift has at δ (dp-accounting's Gaussian PLD: what infinitely
-many runs could certify at most), and the mean over ``--trials`` simulated audits of the bound
-``empirical_epsilon`` certifies with ``runs`` runs per side, at each selection fraction.
+many runs could certify at most), and the mean (least–largest) over ``--trials`` simulated audits
+of the bound ``empirical_epsilon`` certifies with ``runs`` runs per side, at each selection
+fraction. ``--measured`` may also be the share a real audit's white-box scores show: (their mean
+difference over their standard deviation)² / (2ρ).
 """
 
 from __future__ import annotations
@@ -50,7 +52,8 @@ def main(argv: list[str] | None = None) -> int:
                                           fraction)["eps_lower_bound"]
                         for t in range(args.trials)
                     ]
-                    cells.append(f"{runs}/{fraction:g}: {np.mean(bounds):.2f}")
+                    cells.append(f"{runs}/{fraction:g}: {np.mean(bounds):.2f} "
+                                 f"({min(bounds):.2f}–{max(bounds):.2f})")
             print(f"ε {epsilon:g} (ρ {rho:.3f}), measured share {share:g}: μ {mu:.3f}, "
                   f"at most {cap:.3f} ({cap / epsilon:.0%}); certified (runs/selection "
                   f"fraction: mean) " + "; ".join(cells), flush=True)

@@ -11,12 +11,19 @@ pipeline (configs/adult.yaml, recipe and δ as there, ε as given) on ``--tables
 exposed rows with its 95 % bootstrap interval (over test tables), whether that interval lies above
 ½ ("power"), the worst per-row ε lower bound (level 0.05/targets per row, 90 % confidence) against
 the ledger's ε, and the seconds. One JSON document with every figure goes to ``--out``.
+
+``--time-one`` runs no attack: it times one shadow run (the pipeline on the pool's first
+``--records`` rows) per ε under cProfile, prints its wall and CPU seconds and the functions that
+took longest, and writes nothing (what an attack of ``--tables`` tables would cost, before
+spending it).
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
+import pstats
 import sys
 import time
 from pathlib import Path
@@ -39,6 +46,19 @@ def ledger_epsilon(job, real) -> float:
     return float(run.ledger.epsilon(run.plan.delta))
 
 
+def time_one_run(job, table, seed: int) -> None:
+    """One run of the job's pipeline on ``table`` under cProfile: wall and CPU seconds, the
+    ledger's ε and the 25 functions with the largest cumulative time."""
+    synthesis, profile = SynthesisJob(job), cProfile.Profile()
+    wall, cpu = time.perf_counter(), time.process_time()
+    run = profile.runcall(synthesis.synthesise, table, RandomSource.seeded(seed))
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    print(f"{job.config.pipeline.recipe} ε = {job.config.budget.epsilon:g} (ledger "
+          f"{run.ledger.epsilon(run.plan.delta):.4g}), {len(table)} rows: {wall:.0f} s wall, "
+          f"{cpu:.0f} s CPU (under cProfile)", flush=True)
+    pstats.Stats(profile).sort_stats("cumulative").print_stats(25)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", default=str(ROOT / "configs" / "adult.yaml"))
@@ -50,8 +70,12 @@ def main() -> None:
     parser.add_argument("--targets", type=int, default=10)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--out", type=Path)
+    parser.add_argument("--time-one", action="store_true",
+                        help="time and profile one shadow run per ε instead of attacking")
     args = parser.parse_args()
+    if args.out is None and not args.time_one:
+        parser.error("--out is required (unless --time-one)")
     runs = []
     for epsilon in (float(e) for e in args.epsilons.split(",")):
         job = load_job(args.config)
@@ -59,6 +83,9 @@ def main() -> None:
         if args.recipe:
             job.config.pipeline.recipe = args.recipe
         real = read_table(job.data_path, job.schema).sample(args.pool, random_state=args.seed)
+        if args.time_one:
+            time_one_run(job, real.iloc[: args.records], args.seed)
+            continue
         start = time.perf_counter()
         result = marginal_attack(
             real, {"pipeline": PipelineGenerator(job), "identity": IdentityGenerator()},
@@ -78,6 +105,8 @@ def main() -> None:
                   f"[{g['mean_auc_ci'][0]:.3f}, {g['mean_auc_ci'][1]:.3f}] power {g['power']}; "
                   f"worst ε lower bound {worst['eps_lower_bound']:.3f} (certifiable at most "
                   f"{worst['max_certifiable']:.3f}); {g['seconds']:.0f} s", flush=True)
+    if args.time_one:
+        return
     args.out.parent.mkdir(parents=True, exist_ok=True)
     settings = {k: v for k, v in vars(args).items() if k != "out"}
     args.out.write_text(json.dumps(json_ready({"settings": settings, "runs": runs}), indent=1) + "\n")

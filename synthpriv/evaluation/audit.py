@@ -71,13 +71,17 @@ FAST_STAGES: dict[str, dict[str, dict[str, Any]]] = {
 # tightness audits: no adaptive domain (it can merge the canary's value into the table's, under
 # twice the noise variance); MST spends 1 % of ρ choosing its one possible tree (was a third);
 # AIM puts 99 % of each round's ρ on its measurements (was 90 %: on a constant table its
-# selection leaks little). Public config: each is a valid setting of the recipe.
+# selection leaks little) and runs its estimator 5 steps a round and at the end (was 20 and 50:
+# the estimate is post-processing, and the white box reads the model each selection used, so
+# its ratio stays exact; a run costs 0.045 s of CPU instead of 0.075). Public config: each is a
+# valid setting of the recipe.
 TIGHT_STAGES: dict[str, dict[str, dict[str, Any]]] = {
     "independent": {},
     "mst": {"marginals": {"iterations": 50, "mst_selection_fraction": 0.01,
                           "adaptive_domain": False}},
     "aim": {"marginals": {**FAST_STAGES["aim"]["marginals"], "aim_gaussian_fraction": 0.99,
-                          "adaptive_domain": False}},
+                          "adaptive_domain": False, "aim_round_iterations": 5,
+                          "iterations": 5}},
 }
 
 
