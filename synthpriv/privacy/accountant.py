@@ -230,6 +230,9 @@ def _pld_of(event: PrivacyEvent, neighbouring: str) -> pld_lib.PrivacyLossDistri
     return None
 
 
+PLD_EVENTS = (ExponentialEvent, DiscreteGaussianEvent, SubsampledGaussianEvent)  # ``_pld_of`` prices
+
+
 def pld_epsilon(events: Iterable[PrivacyEvent], delta: float, neighbouring: str) -> float:
     """ε at ``delta`` of the composed events by the PLD accountant.
 
@@ -251,6 +254,8 @@ def pld_epsilon(events: Iterable[PrivacyEvent], delta: float, neighbouring: str)
             gaussian, value_discretization_interval=PLD_DISCRETISATION,
         )
     grouped = Counter(_unlabelled(e) for e in events if not isinstance(e, GaussianEvent))
+    if not all(isinstance(e, PLD_EVENTS) for e in grouped):
+        return math.inf  # e.g. an adaptive stage's zCDP reservation: decided before any PLD is built
     for event, repeats in grouped.items():
         pld = _pld_of(event, neighbouring)
         if pld is None:

@@ -10,6 +10,7 @@ from opacus.accountants import PRVAccountant, RDPAccountant
 from scipy.optimize import brentq
 from scipy.stats import norm
 
+from synthpriv.privacy import accountant
 from synthpriv.privacy.accountant import (
     DiscreteGaussianEvent,
     ExponentialEvent,
@@ -191,3 +192,15 @@ def test_empty_ledger_spends_nothing_and_manifest_lists_events() -> None:
     assert record["epsilon"] == min(record["epsilon_rdp"], record["epsilon_pld"])
     assert record["bound"] == ("rdp" if record["epsilon_rdp"] < record["epsilon_pld"] else "pld")
     assert record["adaptive"] == []
+
+
+def test_pld_is_not_built_when_an_event_has_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plan that reserves zCDP for an adaptive stage has no PLD bound: the accountant says so
+    before building any PLD. A discrete Gaussian at σ = 10⁷ (a noisy count at ε = 0.001) would
+    otherwise take minutes to discretise, for a figure that is then discarded."""
+    def never(*_args: object) -> None:
+        raise AssertionError("a PLD was built for a composition that has none")
+
+    monkeypatch.setattr(accountant, "_pld_of", never)
+    events = [DiscreteGaussianEvent(1e7, 1), ZCDPEvent(1e-6)]
+    assert accountant.pld_epsilon(events, 1e-5, "add_remove") == math.inf
