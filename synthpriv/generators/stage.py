@@ -172,7 +172,14 @@ class GeneratorStage(Stage):
         order = column_order(domain, state.model if options.order == "model" else None)
         given = self._context_columns(state, domain)
         order = given + [j for j in order if j not in given]  # context first, in schema order
-        network = AutoregressiveModel(domain.shape, order, options.hidden, len(given)).to(device)
+        # The initial weights are public randomness (they read no data). They are drawn off
+        # torch's global stream, from the job's source when the run is seeded, so that a seeded
+        # research run repeats exactly; a secure run keeps torch's own fresh initialisation.
+        with torch.random.fork_rng(devices=[]):
+            if source.is_seeded:
+                torch.manual_seed(int(source.numpy_generator().integers(2**63)))
+            network = AutoregressiveModel(domain.shape, order, options.hidden, len(given))
+        network = network.to(device)
         settings = DpSgdSettings(
             sample_rate=plan.noise["sample_rate"], noise_multiplier=plan.noise["noise_multiplier"],
             max_grad_norm=options.max_grad_norm, steps=int(plan.noise["steps"]),
