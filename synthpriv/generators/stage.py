@@ -172,12 +172,7 @@ class GeneratorStage(Stage):
         order = column_order(domain, state.model if options.order == "model" else None)
         given = self._context_columns(state, domain)
         order = given + [j for j in order if j not in given]  # context first, in schema order
-        # The initial weights are public randomness (they read no data). They are drawn off
-        # torch's global stream, from the job's source when the run is seeded, so that a seeded
-        # research run repeats exactly; a secure run keeps torch's own fresh initialisation.
-        with torch.random.fork_rng(devices=[]):
-            if source.is_seeded:
-                torch.manual_seed(int(source.numpy_generator().integers(2**63)))
+        with source.torch_initialisation():  # the initial weights: public, repeat when seeded
             network = AutoregressiveModel(domain.shape, order, options.hidden, len(given))
         network = network.to(device)
         settings = DpSgdSettings(

@@ -19,6 +19,8 @@ from __future__ import annotations
 import os
 import random
 import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -141,6 +143,19 @@ class RandomSource:
         Seeded mode: each call returns the next of a reproducible sequence of generators.
         """
         return np.random.Generator(np.random.PCG64(self._derived_seed_words()))
+
+    @contextmanager
+    def torch_initialisation(self) -> Iterator[None]:
+        """torch's global RNG for public randomness, such as a network's initial weights (they
+        read no data), forked so that nothing outside the block sees it: seeded from this source
+        in seeded mode (a research run repeats exactly), torch's own fresh state otherwise."""
+        import torch
+
+        with torch.random.fork_rng(devices=[]):
+            if self.is_seeded:
+                seed = int(self._derived_seed_words().generate_state(1, dtype=np.uint64)[0]) >> 1
+                torch.manual_seed(seed)
+            yield
 
     def torch_generator(self) -> torch.Generator | None:
         """A ``torch.Generator`` for DP-SGD noise, or ``None`` in secure mode.
