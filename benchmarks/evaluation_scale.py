@@ -17,7 +17,13 @@ Gaussian-copula controls, anonymeter, SDMetrics quality report, the marginal att
 the input, the holdout and synthetic.csv. "sampled" uses the default ``SampleSizes``; "full"
 makes every part read every row (the behaviour before sampling; hours at 10^6 rows). Peak RSS
 is the evaluation process's VmHWM: imports, the streamed tables and the evaluation, all of it.
-One JSON line per run goes to ``<out>/results.jsonl``; a table is printed at the end.
+"in-run" is ``synthpriv run`` itself, in one fresh process (what ``command_run`` does: the job
+object's ``run``, then ``evaluate_job`` on its result, which reuses the run's plan): its own
+release, the synthesis timed from process start to the landed release and the evaluation from
+there to the written report, in wall and CPU seconds, so both parts share the load and the
+imports they have in common are paid once, as a user's run pays them; the peak RSS is VmHWM
+after each part. One JSON line per run goes to ``<out>/results.jsonl``; a table is printed at
+the end.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
+STARTED = time.perf_counter()  # this process's start, near enough (the in-run mode's clock)
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from scale_benchmark import generate, high_water_mark  # noqa: E402
@@ -51,10 +58,11 @@ def holdout_csv(path: Path, rows: int, seed: int = 1) -> Path:
     return path
 
 
-def prepare(rows: int, out: Path, resynthesise: bool = True) -> dict:
+def prepare(rows: int, out: Path, resynthesise: bool = True, release: bool = True) -> dict:
     """Data, holdout and the MST release for ``rows`` rows: the data reused when already there,
     the release made and timed again unless ``resynthesise`` is off and one exists (process
-    start to end of ``synthpriv run --no-evaluation``; peak RSS by /usr/bin/time)."""
+    start to end of ``synthpriv run --no-evaluation``; peak RSS by /usr/bin/time); no release
+    at all when ``release`` is off (the in-run mode makes its own)."""
     folder = out / f"rows-{rows}"
     folder.mkdir(parents=True, exist_ok=True)
     data = folder / "train.csv"
@@ -71,6 +79,8 @@ def prepare(rows: int, out: Path, resynthesise: bool = True) -> dict:
     config["evaluation"]["enabled"] = False
     config_path = folder / "job.yaml"
     config_path.write_text(yaml.safe_dump(config, sort_keys=False))
+    if not release:
+        return {"config": config_path, "release": folder / "release"}
     release = folder / "release"
     timing = folder / "synthesis.json"
     if resynthesise or not (release / "synthetic.csv").exists() or not timing.exists():
@@ -107,8 +117,6 @@ def child(config: Path, release: Path, mode: str) -> dict:
     start = time.perf_counter()
     report = evaluate_job(job, result, progress=False).report
     seconds = time.perf_counter() - start
-    usage, children = (resource.getrusage(resource.RUSAGE_SELF),
-                       resource.getrusage(resource.RUSAGE_CHILDREN))
     privacy = report.get("privacy", {})
     parts = {"utility": report["utility"]["seconds"],
              "attacks_release": privacy.get("release", {}).get("seconds"),
@@ -121,8 +129,7 @@ def child(config: Path, release: Path, mode: str) -> dict:
     return {
         "rows": report["data"]["rows_real"], "rows_synthetic": report["data"]["rows_synthetic"],
         "rows_holdout": report["data"]["rows_holdout"], "mode": mode,
-        "evaluation_seconds": seconds, "cpu_seconds": usage.ru_utime + usage.ru_stime + children.ru_utime
-        + children.ru_stime,
+        "evaluation_seconds": seconds, "cpu_seconds": cpu_seconds(),
         "peak_rss_mib": high_water_mark() / 2**20, "parts": parts,
         "tvd": {k: report["utility"]["marginals"][k]["mean"] for k in ("1-way", "2-way", "3-way")},
         "tstr_auc": gb["tstr"]["auc"], "trtr_auc": gb["trtr"]["auc"],
@@ -130,6 +137,40 @@ def child(config: Path, release: Path, mode: str) -> dict:
         "eps_lower_bound": privacy.get("verdict", {}).get("eps_lower_bound"),
         "sampled": report["data"].get("sampled"),
     }
+
+
+def in_run(config: Path, release: Path) -> dict:
+    """``synthpriv run`` on the job (with its evaluation) in this fresh process, each part timed:
+    the synthesis from process start (imports included) to the landed release, the evaluation
+    from there to the written report."""
+    from synthpriv.config import load_job
+    from synthpriv.evaluation.job import evaluate_job
+    from synthpriv.job import SynthesisJob
+
+    job = load_job(config)
+    job.config.evaluation.enabled = True
+    result = SynthesisJob(job).run(release, force=True, evaluate=True)
+    synthesis_wall, synthesis_cpu = time.perf_counter() - STARTED, cpu_seconds()
+    synthesis_peak = high_water_mark() / 2**20
+    report = evaluate_job(job, result, progress=False).report
+    wall, cpu = time.perf_counter() - STARTED - synthesis_wall, cpu_seconds() - synthesis_cpu
+    gb = report["utility"]["ml_efficacy"]["models"]["gradient_boosting"]
+    return {
+        "rows": report["data"]["rows_real"], "mode": "in-run", "evaluation_seconds": wall,
+        "cpu_seconds": cpu, "synthesis_seconds": synthesis_wall,
+        "synthesis_cpu_seconds": synthesis_cpu, "synthesis_peak_rss_mib": synthesis_peak,
+        "peak_rss_mib": high_water_mark() / 2**20,
+        "tvd": {k: report["utility"]["marginals"][k]["mean"] for k in ("1-way", "2-way", "3-way")},
+        "tstr_auc": gb["tstr"]["auc"], "trtr_auc": gb["trtr"]["auc"],
+        "worst_attack_auc": report["privacy"]["release"]["worst_case"]["auc"],
+    }
+
+
+def cpu_seconds() -> float:
+    """User + system CPU seconds of this process and its finished children."""
+    usage, children = (resource.getrusage(resource.RUSAGE_SELF),
+                       resource.getrusage(resource.RUSAGE_CHILDREN))
+    return usage.ru_utime + usage.ru_stime + children.ru_utime + children.ru_stime
 
 
 def marginal_sizes(config: Path, release: Path, sizes: list[int]) -> dict:
@@ -181,7 +222,9 @@ def table(rows: list[dict]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", default="1e6", help="comma-separated sizes, e.g. 1e6,1e7")
-    parser.add_argument("--modes", default="sampled,full", help="sampled, full or both")
+    parser.add_argument("--modes", default="sampled,full",
+                        help="comma-separated: sampled, full, in-run")
+    parser.add_argument("--repeats", type=int, default=1, help="runs of each mode")
     parser.add_argument("--out", type=Path, default=Path("/tmp/evaluation-scale"))
     parser.add_argument("--reuse-release", action="store_true",
                         help="keep a release (and its timing) made by an earlier run")
@@ -191,7 +234,9 @@ def main() -> None:
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(child(Path(args.child[0]), Path(args.child[1]), args.child[2])))
+        config, release, mode = Path(args.child[0]), Path(args.child[1]), args.child[2]
+        print(json.dumps(in_run(config, release) if mode == "in-run" else
+                         child(config, release, mode)))
         return
     args.out.mkdir(parents=True, exist_ok=True)
     if args.marginal_sizes:
@@ -202,15 +247,22 @@ def main() -> None:
         return
     results = []
     for rows in (int(float(r)) for r in args.rows.split(",")):
-        prepared = prepare(rows, args.out, resynthesise=not args.reuse_release)
-        for mode in args.modes.split(","):
+        modes = args.modes.split(",")
+        separate = [mode for mode in modes if mode != "in-run"]
+        prepared = prepare(rows, args.out, resynthesise=not args.reuse_release,
+                           release=bool(separate))
+        for mode in [mode for mode in modes for _ in range(args.repeats)]:
+            release = prepared["release"]
+            if mode == "in-run":
+                release = release.with_name("release-in-run")
             done = subprocess.run(
-                [sys.executable, __file__, "--child", str(prepared["config"]),
-                 str(prepared["release"]), mode], check=True, capture_output=True, text=True)
-            result = {**json.loads(done.stdout.strip().splitlines()[-1]),
-                      "synthesis_seconds": prepared["synthesis_seconds"],
-                      "synthesis_cpu_seconds": prepared["synthesis_cpu_seconds"],
-                      "synthesis_peak_rss_mib": prepared["synthesis_peak_rss_mib"]}
+                [sys.executable, __file__, "--child", str(prepared["config"]), str(release), mode],
+                check=True, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+            result = json.loads(done.stdout.strip().splitlines()[-1])
+            if mode != "in-run":
+                result.update(synthesis_seconds=prepared["synthesis_seconds"],
+                              synthesis_cpu_seconds=prepared["synthesis_cpu_seconds"],
+                              synthesis_peak_rss_mib=prepared["synthesis_peak_rss_mib"])
             results.append(result)
             with (args.out / "results.jsonl").open("a") as handle:
                 handle.write(json.dumps(result) + "\n")

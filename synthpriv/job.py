@@ -96,6 +96,7 @@ class RunResult:
     _members: pd.DataFrame | None = None  # the rows fitted, when a hold-back split them off
     timings: dict[str, float] = field(default_factory=dict)
     state: PipelineState | None = None  # the fitted model and measurements (DP outputs)
+    planned: Planned | None = None  # the job's plan and stages (public inputs only)
 
     @cached_property
     def synthetic(self) -> pd.DataFrame:
@@ -173,18 +174,22 @@ class SynthesisJob:
     ``source`` is the noise (default: secure, or seeded when the config sets a research seed);
     ``table`` an input already in memory (checked and typed as ``read_input`` returns it), used
     instead of ``data.path``; ``hooks`` watch its steps. Per-step wall times land in
-    ``timings``. Planning (about a second: it calibrates noise) happens once, on first use.
+    ``timings``. Planning (about a second: it calibrates noise) happens once, on first use;
+    ``planned``, the plan another object made of the same job, skips it (the evaluation's shadow
+    runs reuse the run's).
     """
 
     def __init__(
         self, job: Job, *, source: RandomSource | None = None, table: pd.DataFrame | None = None,
-        hooks: Hooks | None = None,
+        hooks: Hooks | None = None, planned: Planned | None = None,
     ) -> None:
         self.job = job
         self.source = job_source(job) if source is None else source
         self.table = table
         self.hooks = hooks or Hooks()
         self.timings: dict[str, float] = {}
+        if planned is not None:
+            self.__dict__["planned"] = planned  # the cached_property's slot
 
     def __getstate__(self) -> dict:
         """Pickled (to the shadow attack's worker processes) planned, without hooks or the noise
@@ -338,7 +343,7 @@ class SynthesisJob:
                           extra=model_files(run.state, run.job.schema))
         return RunResult(out_dir, run.ledger, run.plan, manifest, run.job, len(synthetic),
                          synthetic.kept, fitted.held_back, fitted.members, dict(self.timings),
-                         run.state)
+                         run.state, self.planned)
 
     def run(self, out: Path | None = None, *, force: bool = False, evaluate: bool = True) -> RunResult:
         """Plan, read, synthesise and release. Nothing is written unless all succeeds; the

@@ -62,7 +62,7 @@ def evaluate_job(job: Job, result: RunResult, *, progress: bool = True) -> Evalu
     report = evaluate_sources(
         sources, result.job.schema, numeric_columns=job.schema.numeric_names,
         settings=job.config.evaluation, holdout_source=source, claim=claim,
-        shadow_generator=PipelineGenerator(job), name=job.config.name, progress=progress,
+        shadow_generator=PipelineGenerator(job, result.planned), name=job.config.name, progress=progress,
         constraints=job.schema.constraints,
     )
     folder = evaluation_dir(result.out_dir)

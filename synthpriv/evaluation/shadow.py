@@ -49,6 +49,7 @@ from synthpriv.evaluation.discretize import Discretizer
 
 if TYPE_CHECKING:
     from synthpriv.config import Job
+    from synthpriv.job import Planned
 
 NEIGHBOURS = 5
 VULNERABILITY_CANDIDATES = 2000
@@ -61,13 +62,13 @@ Generator = Callable[[pd.DataFrame, int], pd.DataFrame]
 
 class PipelineGenerator:
     """The job's own pipeline, at the job's ε, on a given table (seeded noise: audit only,
-    never released). One job object, planned once (planning calibrates noise and takes ~1 s);
-    worker processes receive it planned."""
+    never released). One job object, planned once (planning calibrates noise and takes ~1 s;
+    ``planned``, the run's own plan of this job, skips it); worker processes receive it planned."""
 
-    def __init__(self, job: Job) -> None:
+    def __init__(self, job: Job, planned: Planned | None = None) -> None:
         from synthpriv.job import SynthesisJob
 
-        self.job = SynthesisJob(job)
+        self.job = SynthesisJob(job, planned=planned)
 
     def __call__(self, table: pd.DataFrame, seed: int) -> pd.DataFrame:
         from synthpriv.privacy.randomness import RandomSource

@@ -267,3 +267,30 @@ def test_anonymeter_risks_higher_for_identity_than_for_disjoint(adult):
     for kind in ("singling_out", "linkability"):
         assert identity[kind]["ci"][0] > disjoint[kind]["ci"][1]
     assert identity["inference"]["secret"] == "income"
+
+
+@pytest.mark.parametrize("n_cat", [0, 3, 8])
+def test_kernel_grid_sums_grouped_by_matches_equal_the_direct_sums(n_cat: int) -> None:
+    """The bandwidth selection's grid sums each bandwidth's exponentials once, grouped by the
+    number of matching categorical columns: the same log kernel sums as one kernel at a time
+    (the direct path, which shifts every row by its exact maximum), down to rounding, including
+    bandwidths so small that most terms underflow."""
+    from synthpriv.evaluation import attacks
+
+    rng = np.random.default_rng(7)
+    table = random_table(rng, 400, n_num=3, n_cat=n_cat, k=4, missing=0.05)
+    numeric = [c for c in table.columns if c.startswith("x")]
+    distance = MixedTypeDistance.fit(table, numeric)
+    values = table[numeric].to_numpy(float)
+    features = attacks._kernel_features(table, distance, np.nanmean(values, axis=0),
+                                        np.nanstd(values, axis=0))
+    queries = attacks._KernelFeatures(*(a[:150] for a in features))
+    data = attacks._KernelFeatures(*(a[150:] for a in features))
+    slots = np.array([len(c) + 2 for c in distance.categories], dtype=float)
+    grid = [attacks.MixedKernel(w, h) for w in attacks.MATCH_LOG_ODDS_GRID
+            for h in (0.005, *attacks.BANDWIDTH_GRID)]
+    assert attacks._groups_are_exact(grid, n_cat)
+    grouped = attacks._log_kernel_sums(queries, data, grid, slots, memory_mb=0.5)  # 2 chunks
+    direct = np.stack([attacks._log_kernel_sums(queries, data, [k], slots)[0] for k in grid])
+    np.testing.assert_allclose(grouped, direct, rtol=1e-10, atol=1e-9)
+    assert not attacks._groups_are_exact(grid, 100)  # 8 × 100 matches: the direct path

@@ -82,3 +82,27 @@ def test_a_worker_pool_gives_the_same_features_as_one_process(tmp_path):
         one, pool = (run["generators"][name] for run in runs)
         assert [t["auc"] for t in one["targets"]] == [t["auc"] for t in pool["targets"]]
         assert one["pooled"]["roc"] == pool["pooled"]["roc"]
+
+
+def test_the_pipeline_generator_reuses_the_runs_plan(tmp_path, monkeypatch):
+    """The evaluation's shadow runs take the plan the run made of the same job (planning
+    calibrates noise: about a second); without one they plan once themselves."""
+    from synthpriv import job as job_module
+    from synthpriv.job import SynthesisJob
+    from synthpriv.privacy.randomness import RandomSource
+
+    job = load_job(write_tiny_job(tmp_path, pipeline={"recipe": "independent"}, seed=3))
+    plans = []
+    plan_job = job_module.plan_job
+    monkeypatch.setattr(job_module, "plan_job", lambda j: plans.append(j) or plan_job(j))
+    result = SynthesisJob(job).run(tmp_path / "release", evaluate=False)
+    assert len(plans) == 1 and result.planned is not None
+    table = read_table(job.data_path, job.schema)
+    reused = PipelineGenerator(job, result.planned)
+    assert reused.job.planned is result.planned
+    reused(table, 5)
+    assert len(plans) == 1  # no second plan
+    fresh = PipelineGenerator(job)
+    pd.testing.assert_frame_equal(fresh(table, 5), reused(table, 5))
+    assert len(plans) == 2
+    assert reused.job.synthesise(table, RandomSource.seeded(5)).plan is result.planned[0]

@@ -204,3 +204,34 @@ def test_pld_is_not_built_when_an_event_has_none(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(accountant, "_pld_of", never)
     events = [DiscreteGaussianEvent(1e7, 1), ZCDPEvent(1e-6)]
     assert accountant.pld_epsilon(events, 1e-5, "add_remove") == math.inf
+
+
+def test_bounds_are_computed_once_per_composition(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ledgers of the same mechanisms on other queries (labels differ: MST's pairs in two shadow
+    runs) share one accounting; another δ, another relation or another noise is accounted anew,
+    and every figure equals the uncached accountants'."""
+    calls: list[tuple] = []
+    pld, rdp = accountant.pld_epsilon, accountant.rdp_epsilon
+
+    def counted(function):
+        def wrapped(events, delta, neighbouring):
+            calls.append((function.__name__, delta, neighbouring))
+            return function(events, delta, neighbouring)
+        return wrapped
+
+    monkeypatch.setattr(accountant, "pld_epsilon", counted(pld))
+    monkeypatch.setattr(accountant, "rdp_epsilon", counted(rdp))
+    z = 7.123456789  # a multiplier no other test uses: nothing cached before this test
+    first = ledger_of(GaussianEvent(z, label="a,b"), ExponentialEvent(0.1, label="pick 1"))
+    second = ledger_of(GaussianEvent(z, label="c,d"), ExponentialEvent(0.1, label="pick 2"))
+    assert first.epsilon_bounds(DELTA) == second.epsilon_bounds(DELTA)
+    assert len(calls) == 2  # one RDP and one PLD accounting for both ledgers
+    events = [GaussianEvent(z), ExponentialEvent(0.1)]
+    assert first.epsilon_bounds(DELTA) == {"rdp": rdp(events, DELTA, "add_remove"),
+                                           "pld": pld(events, DELTA, "add_remove")}
+    first.epsilon_bounds(DELTA / 10)
+    replace = Ledger("replace_one")
+    replace.extend(events)
+    replace.epsilon_bounds(DELTA)
+    ledger_of(GaussianEvent(z * 2), ExponentialEvent(0.1)).epsilon_bounds(DELTA)
+    assert len(calls) == 8
