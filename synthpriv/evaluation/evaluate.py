@@ -56,14 +56,39 @@ class Claim:
 
 
 def _bin_labels(discretizer: Discretizer, column: str) -> list[str]:
-    """A readable label for every code of ``column``."""
-    if column in discretizer.edges:
-        edges = [f"{e:.3g}" for e in discretizer.edges[column]]
-        if not edges:
-            return ["all", "missing"]
-        inner = [f"[{a}, {b})" for a, b in zip(edges, edges[1:], strict=False)]
-        return [f"< {edges[0]}", *inner, f"≥ {edges[-1]}", "missing"]
-    return [*discretizer.categories[column], "missing", "unseen"]
+    """A readable label for every code of ``column``: bins [a, b), where an edge placed just
+    above a point mass p (``quantile_edges``: the next float after p) reads as p with the
+    bound flipped, so a point mass's own bin is "= p" and the bins beside it "≤ p" / "(p, b)"
+    (not "< 4.94e-324" for the values 0)."""
+    if column not in discretizer.edges:
+        return [*discretizer.categories[column], "missing", "unseen"]
+    edges = discretizer.edges[column]
+    if not edges.size:
+        return ["all", "missing"]
+    below = np.nextafter(edges, -np.inf)  # p, if the edge is the float right after p
+    after_mass = [(_short(p) and not _short(e)) or 0 < abs(e) < np.finfo(float).tiny
+                  for e, p in zip(edges, below, strict=True)]
+    shown = [_shown(p if mass else e) for e, p, mass in zip(edges, below, after_mass, strict=True)]
+    labels = [f"≤ {shown[0]}" if after_mass[0] else f"< {shown[0]}"]
+    for i in range(len(edges) - 1):
+        if after_mass[i + 1] and below[i + 1] == edges[i]:
+            labels.append(f"= {shown[i + 1]}")
+        else:
+            left = f"({shown[i]}" if after_mass[i] else f"[{shown[i]}"
+            right = f"{shown[i + 1]}]" if after_mass[i + 1] else f"{shown[i + 1]})"
+            labels.append(f"{left}, {right}")
+    labels.append(f"> {shown[-1]}" if after_mass[-1] else f"≥ {shown[-1]}")
+    return [*labels, "missing"]
+
+
+def _shown(value: float) -> str:
+    return f"{value:.3g}"
+
+
+def _short(value: float) -> bool:
+    """True when ``value`` has a short decimal form (15 significant digits): a data value or a
+    round quantile, not the next float after one."""
+    return float(f"{value:.15g}") == value
 
 
 def column_fidelity(

@@ -476,3 +476,18 @@ def test_boosting_groups_rare_categories_only_beyond_its_cap():
     wide = x.assign(c=[f"w{i}" for i in range(n)])  # 600 distinct values
     encoder = _build("gradient_boosting", (["c"], ["n"]), "classification", 0, wide)
     assert encoder.named_steps["prepare"].transformers[0][1].max_categories == MAX_CATEGORIES
+
+
+def test_bin_labels_read_point_masses_as_their_values():
+    """Quantile bins of a column with point masses (0 and 40) are labelled by the values a
+    reader sees: "≤ 0", "= 40", "(40, …)", not by the next float after them (4.94e-324)."""
+    from synthpriv.evaluation.discretize import Discretizer
+    from synthpriv.evaluation.evaluate import _bin_labels
+
+    values = np.r_[np.zeros(500), np.arange(1, 200), np.full(300, 40.0), np.linspace(41, 99.5, 300)]
+    discretizer = Discretizer.fit(pd.DataFrame({"x": values}), ["x"])
+    labels = _bin_labels(discretizer, "x")
+    assert labels[:5] == ["≤ 0", "(0, 40)", "= 40", "(40, 49.5)", "[49.5, 62.8)"]
+    assert labels[-2:] == ["≥ 118", "missing"] and len(labels) == discretizer.size("x")
+    codes = discretizer.transform(pd.DataFrame({"x": [0.0, 0.5, 40.0, 40.5, 200.0, np.nan]}))[:, 0]
+    assert [labels[c] for c in codes] == ["≤ 0", "(0, 40)", "= 40", "(40, 49.5)", "≥ 118", "missing"]
