@@ -262,6 +262,8 @@ def write_resample(
         **{k: v for k, v in original.items() if k != "files"},
         "created_utc": datetime.now(UTC).isoformat(timespec="seconds"),
         "records": {"released": len(rows), "source": "requested (resample)"},
+        # this draw's own tally (filled in as the rows are written), not the original's
+        "constraints": rows.enforcement,
         "versions": package_versions(),
         "resample": {
             "of": {"folder": str(Path(folder).resolve()), "job": original.get("job"),

@@ -274,3 +274,9 @@ def test_a_resample_obeys_the_schema_constraints(tmp_path: Path) -> None:
     synthetic = read_table(out / "synthetic.csv", loaded)  # checks both formulas on every row
     assert len(synthetic) == 1000 and (synthetic["colour"] == "blue").all()
     assert not breaking(loaded.constraints, synthetic).any()
+    # the manifest tallies this draw's enforcement, not the original run's
+    tally = json.loads((out / "manifest.json").read_text())["constraints"]
+    original = json.loads((tmp_path / "out" / "tiny" / "manifest.json").read_text())["constraints"]
+    assert tally != original and tally["rows_drawn"] >= 1000
+    assert tally["acceptance_rate"] * tally["rows_drawn"] >= 1000  # every released row accepted
+    assert [r["rule"] for r in tally["rules"]] == [r["rule"] for r in original["rules"]]
