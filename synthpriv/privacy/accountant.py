@@ -189,8 +189,9 @@ def rdp_epsilon(events: Iterable[PrivacyEvent], delta: float, neighbouring: str)
     return float(accountant.get_epsilon(delta))
 
 
-def _pld_of(event: PrivacyEvent, neighbouring: str) -> pld_lib.PrivacyLossDistribution | None:
-    """The event's PLD under the ledger's relation, or None where dp-accounting has none for it.
+def _pld_of(event: PrivacyEvent, neighbouring: str) -> pld_lib.PrivacyLossDistribution:
+    """The PLD of one of the ``PLD_EVENTS`` under the ledger's relation (``pld_epsilon`` checks
+    that every event is one before building any).
 
     * Discrete Gaussian histogram: add/remove moves one cell by one: the exact PLD of a unit
       shift at σ = z. Replace-one moves two cells by one each (+1 and −1) with σ = z·√2 per cell:
@@ -228,7 +229,7 @@ def _pld_of(event: PrivacyEvent, neighbouring: str) -> pld_lib.PrivacyLossDistri
             value_discretization_interval=d,
         )
         return pld.self_compose(event.steps) if event.steps > 1 else pld
-    return None
+    raise TypeError(f"{type(event).__name__} has no PLD (only PLD_EVENTS do)")
 
 
 PLD_EVENTS = (ExponentialEvent, DiscreteGaussianEvent, SubsampledGaussianEvent)  # ``_pld_of`` prices
@@ -259,8 +260,6 @@ def pld_epsilon(events: Iterable[PrivacyEvent], delta: float, neighbouring: str)
         return math.inf  # e.g. an adaptive stage's zCDP reservation: decided before any PLD is built
     for event, repeats in grouped.items():
         pld = _pld_of(event, neighbouring)
-        if pld is None:
-            return math.inf
         pld = pld.self_compose(repeats) if repeats > 1 else pld
         total = pld if total is None else total.compose(pld)
     if total is None:
