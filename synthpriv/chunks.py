@@ -137,7 +137,7 @@ def file_header(path: str | Path, schema: Schema) -> list[str]:
     """The column names of the table at ``path`` in file order, checked against the schema."""
     path = Path(path)
     parquet = is_parquet(path)
-    names = _parquet_file(path).schema_arrow.names if parquet else header_names(_csv_header(path))
+    names = _parquet_file(path).schema_arrow.names if parquet else header_names(csv_header(path))
     _check_header(names, schema, path)
     return names
 
@@ -162,7 +162,7 @@ def _rebatch(batches: Iterator[pa.RecordBatch], rows: int) -> Iterator[pa.Table]
         yield pa.Table.from_batches(pending)
 
 
-def _csv_header(path: Path) -> list[str]:
+def csv_header(path: Path) -> list[str]:
     """The first non-empty CSV row, read as ``read_table`` reads it (UTF-8, BOM accepted)."""
     with open_binary(path) as handle:
         text = io.TextIOWrapper(handle, encoding="utf-8-sig", newline="")
@@ -178,7 +178,7 @@ def _csv_header(path: Path) -> list[str]:
 
 
 def _csv_batches(path: Path, schema: Schema) -> Iterator[pa.RecordBatch]:
-    header = _csv_header(path)
+    header = csv_header(path)
     names = header_names(header)
     _check_header(names, schema, path)
     options = {

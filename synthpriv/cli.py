@@ -90,6 +90,10 @@ def command_run(args: argparse.Namespace) -> int:
         print(line)
     print(f"synthetic data: {result.out_dir / 'synthetic.csv'}")
     print(f"manifest:       {result.out_dir / 'manifest.json'}")
+    from synthpriv.domain_stage import domain_lines
+
+    for line in domain_lines(job.schema, result.job.schema):
+        print(line)
     if job.schema.drafted_by is not None:
         print(f"WARNING: released with a DRAFT schema (drafted_by: {job.schema.drafted_by}); "
               "the manifest records it. See the warning above.", file=sys.stderr)

@@ -90,6 +90,9 @@ def _categorical(schema: Schema, name: str, where: str) -> CategoricalColumn:
         column = schema.column(name)
     except KeyError:
         raise ValueError(f"{where}: '{name}' is not a column of this schema {schema.names}") from None
+    if column.kind == "auto":
+        raise ValueError(f"{where}: '{name}' has kind auto (decided under DP at run time); "
+                         "declare it categorical with its public categories to use it in a rule")
     if not isinstance(column, CategoricalColumn):
         raise ValueError(f"{where}: '{name}' is numeric; combinations are of categorical values "
                          "(for numbers write a check, such as 'a <= b')")

@@ -12,7 +12,11 @@ the job's one Ledger:
   serve exactly as public bounds would (values outside are clipped, the fine grid spans them);
 * a categorical column without ``categories``: DP partition selection (synthpriv.privacy.
   partition): values whose noisy count passes a threshold set from the δ share are kept, in
-  sorted order; any other value is read as the column's ``other`` label, or as missing.
+  sorted order; any other value is read as the column's ``other`` label, or as missing;
+* a column of kind ``auto``: first its kind, from a noisy histogram of its cells' classes (text,
+  fraction, whole number: synthpriv.kinds) read in a pass of its own; then, in the pass above,
+  its bounds or categories as for a column of the kind decided (the noise of that second
+  histogram does not depend on the kind, so the plan fixes it before any data is read).
 
 Sensitivity: each row is in one bucket / one value per column, so each histogram has L2
 sensitivity 1 under add/remove (√2 under replace-one). The other stages are then planned and
@@ -33,14 +37,23 @@ from synthpriv.config import Job
 from synthpriv.domain import Domain
 from synthpriv.encoding import TableEncoder
 from synthpriv.errors import ConfigError, DataError
+from synthpriv.kinds import class_counts, decide, decided_column
 from synthpriv.privacy.accountant import Ledger
 from synthpriv.privacy.bounds import Buckets, bounds_from_noisy
 from synthpriv.privacy.domain_budget import domain_share, plan_domain_noise
 from synthpriv.privacy.mechanisms import discrete_gaussian_histogram
 from synthpriv.privacy.partition import select_partitions
 from synthpriv.privacy.randomness import RandomSource
-from synthpriv.schema import FINE_CELLS, CategoricalColumn, NumericColumn, Schema, parse_schema
+from synthpriv.schema import (
+    FINE_CELLS,
+    AutoColumn,
+    CategoricalColumn,
+    NumericColumn,
+    Schema,
+    parse_schema,
+)
 from synthpriv.stage import PipelineState, PlanContext, Stage, StagePlan
+from synthpriv.table import coerce_numbers
 
 
 def planning_domain(schema: Schema) -> Domain:
@@ -52,7 +65,9 @@ def planning_domain(schema: Schema) -> Domain:
         return TableEncoder(schema).domain
     sizes = {}
     for column in schema.modelled:
-        if isinstance(column, NumericColumn) and column.needs_bounds:
+        if isinstance(column, AutoColumn):  # the larger of its possible domains: a fine grid
+            size = FINE_CELLS
+        elif isinstance(column, NumericColumn) and column.needs_bounds:
             size = column.bins or FINE_CELLS
         elif isinstance(column, CategoricalColumn) and column.discovered:
             size = 1
@@ -75,6 +90,7 @@ class DomainStage(Stage):
         unresolved = job.schema.unresolved
         self.bounds = [c.name for c in unresolved if isinstance(c, NumericColumn)]
         self.categories = [c.name for c in unresolved if isinstance(c, CategoricalColumn)]
+        self.kinds = job.schema.auto
         budget = job.config.budget
         self.delta = budget.domain_delta_share * budget.delta
         self.epsilon = budget.epsilon
@@ -83,11 +99,14 @@ class DomainStage(Stage):
         if rho <= 0:
             return StagePlan(self.name, 0.0, 0.0, [])
         noise = plan_domain_noise(rho, self.bounds, self.categories, self.delta,
-                                  self.context.neighbouring, self.epsilon)
+                                  self.context.neighbouring, self.epsilon, self.kinds)
         figures = {"sigma": noise.sigma, "noise_multiplier": noise.multiplier}
+        if noise.kind_sigma is not None:
+            figures["kind_sigma"] = noise.kind_sigma
         if noise.threshold is not None:
             figures["category_threshold"] = float(noise.threshold)
-            figures["delta_thresholds"] = noise.delta_per_column * len(self.categories)
+            figures["delta_thresholds"] = noise.delta_per_column * (
+                len(self.categories) + len(self.kinds))
         return StagePlan(self.name, 0.0, rho, noise.events, figures)
 
     def run(
@@ -102,13 +121,24 @@ class DomainStage(Stage):
         chunks: Iterable[pd.DataFrame] | None = None,
     ) -> Job:
         """Run the mechanisms on the table (``chunks``, else the job's file read in chunks),
-        record their events, and return the job with its schema's domains filled in."""
+        record their events, and return the job with its schema's kinds and domains filled in.
+        The ledger records the plan's events: every auto column's discovery threshold among
+        them, whichever kind it is decided (an upper bound on what ran)."""
         schema = job.schema
+        bounds, categories = list(self.bounds), list(self.categories)
+        if self.kinds:
+            chunks = None if chunks is None else list(chunks)
+            schema = self._decide_kinds(job, plan, source, chunks)
+            for name in self.kinds:
+                decided = bounds if isinstance(schema.column(name), NumericColumn) else categories
+                decided.append(name)
+            if chunks is not None:
+                chunks = [conform(chunk, schema) for chunk in chunks]
         if chunks is None:
             chunks = iter_chunks(job.data_path, schema, job.config.data.chunk_rows)
-        buckets = {name: Buckets(schema.column(name).kind) for name in self.bounds}
+        buckets = {name: Buckets(schema.column(name).kind) for name in bounds}
         bucket_counts = {name: np.zeros(b.size, dtype=np.int64) for name, b in buckets.items()}
-        value_counts: dict[str, Counter] = {name: Counter() for name in self.categories}
+        value_counts: dict[str, Counter] = {name: Counter() for name in categories}
         for chunk in chunks:
             for name, grid in buckets.items():
                 bucket_counts[name] += grid.counts(chunk[name].to_numpy(dtype=float))
@@ -129,6 +159,26 @@ class DomainStage(Stage):
         resolved = copy.copy(job)
         resolved.schema = parse_schema(raw, f"{job.source}: the schema with its DP domain")
         return resolved
+
+    def _decide_kinds(
+        self, job: Job, plan: StagePlan, source: RandomSource,
+        chunks: list[pd.DataFrame] | None,
+    ) -> Schema:
+        """The schema with each auto column replaced by the kind read from its noisy class
+        counts (synthpriv.kinds; σ = the plan's ``kind_sigma``): one pass over the table."""
+        if chunks is None:
+            chunks = iter_chunks(job.data_path, job.schema, job.config.data.chunk_rows)
+        counts = {name: np.zeros(3, dtype=np.int64) for name in self.kinds}
+        for chunk in chunks:
+            for name, total in counts.items():
+                total += class_counts(chunk[name])
+        sigma = plan.noise["kind_sigma"]
+        kinds = {name: decide(discrete_gaussian_histogram(total, sigma, source), sigma)
+                 for name, total in counts.items()}
+        raw = job.schema.model_dump(exclude_defaults=True)
+        raw["columns"] = [decided_column(c["name"], kinds[c["name"]]) if c["name"] in kinds else c
+                          for c in raw["columns"]]
+        return parse_schema(raw, f"{job.source}: the schema with its DP kinds")
 
     def _bounds(self, column: NumericColumn, found: tuple[float, float] | None) -> dict:
         """The column's bounds: public where given, else the DP ones (lower < upper kept)."""
@@ -181,17 +231,37 @@ def with_domain_step(
         raise ConfigError(f"{job.source}: " + "; ".join(problems) + ". Nothing was read.")
     share = budget.domain_share
     if share is None:
-        share = domain_share(len(unresolved), len(job.schema.modelled))
+        share = domain_share(len(unresolved), len(job.schema.modelled), len(job.schema.auto))
     return [(DomainStage(job, context), share)] + [(s, w * (1 - share)) for s, w in stages]
 
 
 def conform(table: pd.DataFrame, schema: Schema) -> pd.DataFrame:
     """A table read with the unresolved schema, as the resolved one reads it: a value outside a
-    column's categories becomes its ``other`` label, or missing (the domain step's rule)."""
+    column's categories becomes its ``other`` label, or missing (the domain step's rule); the
+    text of an auto column decided numeric is read as its numbers (``coerce_numbers``)."""
     table = table.copy()
     for column in schema.columns:
-        if isinstance(column, CategoricalColumn):
+        if (isinstance(column, NumericColumn) and column.coerce
+                and not pd.api.types.is_float_dtype(table[column.name])):
+            table[column.name] = coerce_numbers(table[column.name], column)
+        elif isinstance(column, CategoricalColumn) and column.categories is not None:
             values = table[column.name]
             known = values.isin(column.categories) | values.isna()
             table[column.name] = values.where(known, column.other).where(values.notna())
     return table
+
+
+def domain_lines(declared: Schema, resolved: Schema) -> list[str]:
+    """What the domain step chose, one line per column the schema ``declared`` left to it (the
+    ``resolved`` schema's kinds, bounds and kept categories: DP outputs, in the manifest too)."""
+    lines = []
+    for column in declared.unresolved:
+        chosen = resolved.column(column.name)
+        kind = f"{chosen.kind} (decided under DP)" if isinstance(column, AutoColumn) else chosen.kind
+        if isinstance(chosen, NumericColumn):
+            domain = f"[{chosen.lower:g}, {chosen.upper:g}]"
+        else:
+            shown = ", ".join(chosen.categories[:5]) + (", …" if len(chosen.categories) > 5 else "")
+            domain = f"{len(chosen.categories)} categories kept ({shown or 'none: all missing'})"
+        lines.append(f"  {column.name}: {kind}, {domain}")
+    return ["domain chosen under DP (the manifest's schema):"] + lines if lines else []

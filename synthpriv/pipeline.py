@@ -14,7 +14,7 @@ from synthpriv.plan import Plan, make_plan
 from synthpriv.privacy.accountant import Ledger, UnboundedError
 from synthpriv.privacy.randomness import RandomSource
 from synthpriv.recipe import Recipe, load_recipe
-from synthpriv.schema import NumericColumn
+from synthpriv.schema import AutoColumn, NumericColumn
 from synthpriv.stage import STAGES, PipelineState, PlanContext, Stage
 
 # Stage name → the module that registers it. A module is imported only when a recipe names its
@@ -54,8 +54,10 @@ def plan_context(job: Job) -> PlanContext:
         neighbouring=budget.neighbouring,
         delta=budget.delta,
         public_records=job.config.data.public_records,
+        # an auto column may be decided numeric: it then adapts (so the plan buys n̂ for it)
         adaptive=frozenset(c.name for c in job.schema.modelled
-                           if isinstance(c, NumericColumn) and c.adaptive),
+                           if (isinstance(c, NumericColumn) and c.adaptive)
+                           or isinstance(c, AutoColumn)),
     )
 
 

@@ -28,7 +28,7 @@ import statistics
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from synthpriv.schema import FINE_CELLS, CategoricalColumn, NumericColumn, Schema
+from synthpriv.schema import FINE_CELLS, AutoColumn, CategoricalColumn, NumericColumn, Schema
 
 if TYPE_CHECKING:
     from synthpriv.config import Job
@@ -81,7 +81,9 @@ def column_cells(schema: Schema, max_bins: int | None) -> list[int]:
     counted), plus one for the missing code."""
     cells = []
     for column in schema.modelled:
-        if isinstance(column, CategoricalColumn):  # discovered: merged to ≤ max_bins at most
+        if isinstance(column, AutoColumn):  # decided at run time: counted as an adaptive column
+            size = min(FINE_CELLS, max_bins or FINE_CELLS)
+        elif isinstance(column, CategoricalColumn):  # discovered: merged to ≤ max_bins at most
             size = len(column.categories) if not column.discovered else (
                 max_bins or DEFAULT_MAX_BINS)
         else:

@@ -22,8 +22,8 @@ VERSIONED_PACKAGES = ("synthpriv", "numpy", "pandas", "dp-accounting", "torch", 
 GUARANTEE = (
     "({epsilon:.4g}, {delta:g})-differential privacy for every individual row, where neighbouring "
     "tables differ by {relation}. The schema (column names, domains, bins) and the config are "
-    "public and not protected, except the bounds and categories a DP domain step chose (its "
-    "events are in the ledger), which this guarantee covers."
+    "public and not protected, except the kinds, bounds and categories a DP domain step chose "
+    "(its events are in the ledger), which this guarantee covers."
 )
 SEEDED_STATEMENT = (
     "NO GUARANTEE: this is a seeded run. Whoever knows the seed can recompute the noise and "

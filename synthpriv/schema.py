@@ -8,6 +8,11 @@ Column kinds:
   domain step then buys DP bounds) and bins, either ``bins`` equal-width bins over the bounds or
   explicit ``edges`` (first edge = lower, last = upper), or neither (the adaptive domain). A
   continuous column may give ``precision``: the decimals its released values are rounded to.
+* ``auto``: the kind itself is left to the run (``synthpriv schema infer`` drafts every column so,
+  reading no cell): the domain step decides, under DP, whether the column is categorical, integer
+  or continuous (synthpriv.kinds), then finds its domain under DP as for a column of that kind.
+  Cells that do not fit the kind decided are read as missing (a fraction in a column decided
+  integer is rounded), so no single cell can refuse a run.
 Every column says whether missing values may occur; a missing value is a code of its own.
 Category labels are compared and released exactly as written (spaces included) unless the
 schema sets ``strip_labels: true``.
@@ -226,6 +231,18 @@ class NumericColumn(_Strict):
         default=None, le=15, description="continuous only: decimals (1 to 15) the released values "
         "are rounded to (post-processing); none: full float precision",
     )
+    coerce: bool = Field(
+        default=False, description="cells that are not finite numbers are read as missing, and "
+        "fractions in an integer column are rounded, instead of refusing the table (set by the "
+        "DP kind decision of an 'auto' column; needs missing: true)",
+    )
+
+    @model_validator(mode="after")
+    def _check_coerce(self) -> NumericColumn:
+        if self.coerce and not self.missing:
+            raise ValueError(f"'{self.name}': coerce reads cells that are not numbers as missing, "
+                             "so it needs 'missing: true'")
+        return self
 
     @model_validator(mode="after")
     def _check_precision(self) -> NumericColumn:
@@ -328,6 +345,19 @@ class NumericColumn(_Strict):
         return np.linspace(self.lower, self.upper, (self.bins or FINE_CELLS) + 1)
 
 
+class AutoColumn(_Strict):
+    """A column whose kind the run decides under DP (synthpriv.kinds): categorical, integer or
+    continuous, from a noisy count of the cells that read as text, as fractions and as whole
+    numbers. Its domain is then found under DP too, so it is always ``missing: true`` (a cell
+    that does not fit the kind decided is read as missing). Give its kind where it is public
+    knowledge: that saves the decision's budget."""
+
+    name: str
+    kind: Literal["auto"]
+    missing: Literal[True] = True
+    derived_from: None = None
+
+
 def _in_domain(column: CategoricalColumn | NumericColumn, value: str | float) -> bool:
     """Whether ``value`` is one of ``column``'s values (a category, or a number within bounds,
     whole for an integer column)."""
@@ -339,7 +369,7 @@ def _in_domain(column: CategoricalColumn | NumericColumn, value: str | float) ->
     return whole and column.lower <= value <= column.upper
 
 
-Column = Annotated[CategoricalColumn | NumericColumn, Field(discriminator="kind")]
+Column = Annotated[CategoricalColumn | NumericColumn | AutoColumn, Field(discriminator="kind")]
 
 
 # --- Public constraints (the schema's ``constraints:`` list; enforced by synthpriv.constraints) ---
@@ -457,6 +487,9 @@ class Schema(_Strict):
             except KeyError:
                 raise ValueError(f"{where}: '{name}' is not a column of this schema "
                                  f"{self.names}") from None
+            if isinstance(column, AutoColumn):
+                raise ValueError(f"{where}: '{name}' has kind auto (decided under DP at run "
+                                 "time); declare its kind and public bounds to use it here")
             if not isinstance(column, NumericColumn):
                 raise ValueError(f"{where}: '{name}' is categorical; a formula reads numeric "
                                  "columns (for categories, use forbidden/allowed constraints)")
@@ -530,17 +563,23 @@ class Schema(_Strict):
         """The columns the pipeline models: all but the derived ones, in schema order."""
         return [c for c in self.columns if c.derived_from is None]
 
-    def column(self, name: str) -> CategoricalColumn | NumericColumn:
+    def column(self, name: str) -> CategoricalColumn | NumericColumn | AutoColumn:
         for column in self.columns:
             if column.name == name:
                 return column
         raise KeyError(name)
 
     @property
-    def unresolved(self) -> list[CategoricalColumn | NumericColumn]:
-        """The columns whose domain the DP domain step must find (no bounds, no categories)."""
-        return [c for c in self.columns if (c.discovered if isinstance(c, CategoricalColumn)
-                                             else c.needs_bounds)]
+    def unresolved(self) -> list[CategoricalColumn | NumericColumn | AutoColumn]:
+        """The columns whose domain the DP domain step must find (no bounds, no categories, or
+        no kind)."""
+        return [c for c in self.columns if isinstance(c, AutoColumn) or (
+            c.discovered if isinstance(c, CategoricalColumn) else c.needs_bounds)]
+
+    @property
+    def auto(self) -> list[str]:
+        """The columns whose kind the domain step decides under DP."""
+        return [c.name for c in self.columns if isinstance(c, AutoColumn)]
 
     @property
     def numeric_names(self) -> list[str]:

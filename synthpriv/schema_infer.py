@@ -1,8 +1,10 @@
 """Draft a schema from a CSV. The full draft reads the data, so its domains are NOT private: a
 person must review them and replace bounds and category lists with public knowledge before a
-release. The safe draft (``safe=True``, ``synthpriv schema infer --safe``) writes names and kinds
-only, every column ``missing: true``, no bounds, categories, bins or precisions: the DP domain
-step of a run buys those (synthpriv.domain_stage), so the draft can be kept as it is."""
+release. The safe draft (``safe=True``, ``synthpriv schema infer --safe``) reads the header only:
+every column is ``kind: auto`` (``missing: true``), with no bounds, categories, bins or
+precisions. The DP domain step of a run decides each kind and buys each domain under DP
+(synthpriv.kinds, synthpriv.domain_stage), so the draft is the same file for any two tables with
+the same header and can be kept as it is."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from synthpriv.chunks import csv_header
 from synthpriv.errors import DataError
 from synthpriv.schema import repeated
 from synthpriv.table import duplicate_header_message, header_names, written_and_resolved
@@ -26,14 +29,14 @@ WARNING = (
     "flag the schema as a draft."
 )
 SAFE_HEADER = (
-    "Drafted by 'synthpriv schema infer --safe': column names (the file's header) and kinds "
-    "(categorical / integer / continuous, from the cells) only. Every column may be missing, "
-    "whatever the data holds, so no flag tells of one row. Bounds and categories are left to the "
-    "DP domain step of a run (budget.domain_share: DP bounds; budget.domain_delta_share: DP "
-    "category discovery); replace any of them with public knowledge (lower/upper, categories, "
-    "edges) where you have it: that saves budget. Check the kinds: a column of codes may read as "
-    "integer. Values not kept by discovery are read as 'other' where a column declares it, else "
-    "as missing."
+    "Drafted by 'synthpriv schema infer --safe' from the file's header only: no cell was read, so "
+    "this draft is safe to keep. Every column is 'kind: auto': a run decides under DP whether it "
+    "is categorical, integer or continuous (a noisy count of the cells that read as text, as "
+    "fractions and as whole numbers), then finds its bounds or categories under DP "
+    "(budget.domain_share; budget.domain_delta_share for category discovery); cells that do not "
+    "fit the kind decided are read as missing. The run prints and the manifest records the kinds "
+    "and domains it chose. Where a kind or domain is public knowledge, write it here (kind: "
+    "integer with lower/upper, kind: categorical with categories): that saves budget."
 )
 DRAFTED_BY = "synthpriv schema infer"
 MAX_CATEGORIES = 1000
@@ -50,6 +53,8 @@ def infer_schema(path: str | Path, safe: bool = False) -> tuple[dict, list[str]]
     ``safe``: names, kinds and ``missing: true`` only (see the module docstring).
     """
     path = Path(path)
+    if safe:
+        return _safe_draft(path)
     try:
         raw = pd.read_csv(path, header=None, dtype=str, keep_default_na=False, encoding="utf-8-sig")
     except FileNotFoundError:
@@ -62,16 +67,7 @@ def infer_schema(path: str | Path, safe: bool = False) -> tuple[dict, list[str]]
         raise DataError(duplicate_header_message(path, duplicated))
     table = raw.iloc[1:].reset_index(drop=True).set_axis(names, axis="columns")
     stripped = table.apply(lambda column: column.str.strip())  # numbers and missing cells
-    columns, notes = [], []
-    for position, name in enumerate(names, start=1):
-        if name == "":
-            notes.append(
-                f"column {position} has no name in the header: drafted as name: '' (a run reads "
-                "it so too). An unnamed first column is usually a row index written by pandas' "
-                "to_csv: unless it is data, remove it from the file and from this schema."
-            )
-    if safe:
-        return _safe_draft(stripped), notes
+    columns, notes = [], _header_notes(names)
     for name in table.columns:
         values = stripped[name]
         present = values[values != ""]
@@ -108,22 +104,26 @@ def infer_schema(path: str | Path, safe: bool = False) -> tuple[dict, list[str]]
     return schema, notes
 
 
-def _safe_draft(table: pd.DataFrame) -> dict:
-    """Names and kinds (from the stripped cells ``table``), every column ``missing: true``.
+def _header_notes(names: list[str]) -> list[str]:
+    """Notes for the reviewer on the header ``names`` (public: the schema names them)."""
+    return [
+        f"column {position} has no name in the header: drafted as name: '' (a run reads it so "
+        "too). An unnamed first column is usually a row index written by pandas' to_csv: unless "
+        "it is data, remove it from the file and from this schema."
+        for position, name in enumerate(names, start=1) if name == ""
+    ]
 
-    The missing flag is not read from the data: whether any cell is empty can turn on one row.
-    Categorical columns declare no ``other``: values discovery does not keep are read as missing.
-    """
-    columns = []
-    for name in table.columns:
-        present = table[name][table[name] != ""]
-        numbers = pd.to_numeric(present, errors="coerce")
-        if len(present) and numbers.notna().all() and numbers.map(math.isfinite).all():
-            kind = "integer" if bool((numbers == numbers.round()).all()) else "continuous"
-        else:
-            kind = "categorical"
-        columns.append({"name": name, "kind": kind, "missing": True})
-    return {"columns": columns}
+
+def _safe_draft(path: Path) -> tuple[dict, list[str]]:
+    """Every column of the header at ``path`` as ``kind: auto`` (missing: true), and notes.
+
+    Only the header is read: whether a column holds text, fractions or empty cells can turn on
+    one row, so kinds and the missing flag are left to the run's DP domain step."""
+    names = header_names(csv_header(path))
+    duplicated = repeated(names)
+    if duplicated:
+        raise DataError(duplicate_header_message(path, duplicated))
+    return {"columns": [{"name": name, "kind": "auto"} for name in names]}, _header_notes(names)
 
 
 def decimals(cells: pd.Series) -> int:

@@ -16,7 +16,14 @@ import pandas as pd
 
 from synthpriv.encoding import derive
 from synthpriv.errors import DataError
-from synthpriv.schema import CategoricalColumn, DerivedFormula, NumericColumn, Schema, repeated
+from synthpriv.schema import (
+    AutoColumn,
+    CategoricalColumn,
+    DerivedFormula,
+    NumericColumn,
+    Schema,
+    repeated,
+)
 
 MAX_SHOWN = 5
 MAX_VALUE_CHARS = 40
@@ -102,13 +109,24 @@ def parse_chunk(raw: pd.DataFrame, schema: Schema, path: Path, first_row: int) -
     for name in raw.columns:
         column = schema.column(name)
         values = raw[name]
-        if schema.strip_labels or not isinstance(column, CategoricalColumn):
+        if schema.strip_labels or isinstance(column, NumericColumn):
             values = values.str.strip()
         table[name] = _parse_column(values, column, schema, path, first_row)
     for column in schema.columns:
         if column.derived_from is not None:
             _check_derived(table, column, path, first_row)
     return table
+
+
+def coerce_numbers(values: pd.Series, column: NumericColumn) -> pd.Series:
+    """``values`` (text, or missing) as ``column``'s numbers: a cell that is not a finite number
+    is missing; an integer column's fractions are rounded to the nearest whole number."""
+    text = values.astype(object).where(values.notna(), "").astype(str).str.strip()
+    numbers = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float)
+    numbers[~np.isfinite(numbers)] = np.nan
+    if column.kind == "integer":
+        numbers = np.round(numbers)
+    return pd.Series(numbers, index=values.index, name=column.name)
 
 
 def _check_derived(
@@ -266,14 +284,20 @@ def _spaces_hint(unknown: pd.Series, column: CategoricalColumn) -> str:
 
 
 def _parse_column(
-    values: pd.Series, column: CategoricalColumn | NumericColumn, schema: Schema, path: Path,
-    first: int = 1,
+    values: pd.Series, column: CategoricalColumn | NumericColumn | AutoColumn, schema: Schema,
+    path: Path, first: int = 1,
 ) -> pd.Series:
     """A column's cells parsed. A category is kept as written (spaces included) unless the schema
     strips labels; a cell of spaces only is missing. A value outside the categories is read as
     the column's ``other`` label, else as missing or an error (the column's policy, else the
-    schema's). A column with no categories listed keeps every value: the domain step chooses."""
+    schema's). A column with no categories listed, or of kind auto, keeps every value as text:
+    the domain step chooses. A numeric column that coerces reads every cell that is not a finite
+    number as missing and rounds fractions in an integer column (no single cell refuses it)."""
     is_missing = (values.str.strip() == "").to_numpy()
+    if isinstance(column, AutoColumn):
+        return values.where(~is_missing)
+    if isinstance(column, NumericColumn) and column.coerce:
+        return coerce_numbers(values, column)
     if is_missing.any() and not column.missing:
         raise DataError(
             f"{path}: column '{column.name}' has missing values at {_rows(is_missing, first)}, but the "

@@ -238,17 +238,13 @@ def test_infer_drafts_labels_as_written(tmp_path: Path) -> None:
     parse_schema(yaml.safe_load(schema_yaml(schema)), "draft")  # reads back as written
 
 
-def test_safe_draft_holds_names_kinds_and_missing_only(tmp_path: Path, capsys) -> None:
+def test_safe_draft_holds_names_and_auto_kinds_only(tmp_path: Path, capsys) -> None:
     table = tiny_table(100, 1)
     table["ratio"] = table["weight"] / 7
     table.to_csv(tmp_path / "data.csv", index=False)
     schema, _ = infer_schema(tmp_path / "data.csv", safe=True)
     assert schema == {"columns": [
-        {"name": "colour", "kind": "categorical", "missing": True},
-        {"name": "shape", "kind": "categorical", "missing": True},
-        {"name": "size", "kind": "integer", "missing": True},
-        {"name": "weight", "kind": "integer", "missing": True},
-        {"name": "ratio", "kind": "continuous", "missing": True},
+        {"name": name, "kind": "auto"} for name in ("colour", "shape", "size", "weight", "ratio")
     ]}
     assert main(["schema", "infer", "--safe", str(tmp_path / "data.csv")]) == 0
     written = capsys.readouterr().out

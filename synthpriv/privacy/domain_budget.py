@@ -5,6 +5,13 @@ values for categories), each of L2 sensitivity Δ₂ (1 under add/remove, √2 u
 each row is in one bucket/value per column). k such histograms with noise σ = z·Δ₂ each cost
 k/(2z²) zCDP, so z = √(k/(2ρ)). Category discovery adds, per column, the δ of its threshold
 (synthpriv.privacy.partition), which the plan splits out of the job's δ.
+
+A column of kind ``auto`` adds a histogram of its three cell classes (synthpriv.kinds; same
+sensitivity Δ₂) at ``KIND_NOISE_FACTOR`` times the noise: a kind needs shares, not counts, so
+its histogram costs 1/KIND_NOISE_FACTOR² of a domain histogram. With k_a such columns,
+ρ = (k + k_a/F²)/(2z²). Each auto column then needs a domain histogram too (bounds or
+categories, whichever kind it is decided): it counts among the k, and among the columns whose
+discovery threshold takes a share of δ (it may be decided categorical).
 """
 
 from __future__ import annotations
@@ -16,49 +23,64 @@ from synthpriv.privacy.accountant import DiscreteGaussianEvent, PrivacyEvent, Th
 from synthpriv.privacy.mechanisms import histogram_l2_sensitivity
 from synthpriv.privacy.partition import selection_threshold
 
+KIND_NOISE_FACTOR = 2.0  # an auto column's kind histogram: twice the domain histograms' noise
+
 
 @dataclass
 class DomainNoise:
-    """The step's calibrated noise: multiplier z, σ = z·Δ₂ per bucket/value count, the
-    discovery threshold and its δ per column, and the events the step will record."""
+    """The step's calibrated noise: multiplier z, σ = z·Δ₂ per bucket/value count, the kind
+    histograms' σ (``kind_sigma``, when auto columns are decided), the discovery threshold and
+    its δ per column, and the events the step will record."""
 
     multiplier: float
     sigma: float
     threshold: int | None
     delta_per_column: float
     events: list[PrivacyEvent] = field(default_factory=list)
+    kind_sigma: float | None = None
 
 
 def plan_domain_noise(
     rho: float, bounds: list[str], categories: list[str], delta: float, neighbouring: str,
-    epsilon: float,
+    epsilon: float, kinds: list[str] | tuple[str, ...] = (),
 ) -> DomainNoise:
-    """Noise for DP bounds of the columns ``bounds`` and DP categories of ``categories`` from
-    zCDP ``rho``; the discovery thresholds spend at most ``delta`` in all (split equally), under
-    the job's target ``epsilon`` (replace-one's δ depends on it)."""
-    histograms = len(bounds) + len(categories)
+    """Noise for DP bounds of the columns ``bounds``, DP categories of ``categories`` and the
+    kind, then the bounds or categories, of the auto columns ``kinds``, from zCDP ``rho``; the
+    discovery thresholds (``categories`` and ``kinds``) spend at most ``delta`` in all (split
+    equally), under the job's target ``epsilon`` (replace-one's δ depends on it)."""
+    histograms = len(bounds) + len(categories) + len(kinds)
     if rho <= 0 or histograms == 0:
         raise ValueError("the domain step needs ρ > 0 and at least one column")
-    multiplier = math.sqrt(histograms / (2.0 * rho))
-    sigma = multiplier * histogram_l2_sensitivity(neighbouring)
+    multiplier = math.sqrt((histograms + len(kinds) / KIND_NOISE_FACTOR**2) / (2.0 * rho))
+    sensitivity = histogram_l2_sensitivity(neighbouring)
+    sigma = multiplier * sensitivity
     parts = [f"bounds (bucket histograms) of {', '.join(bounds)}"] * bool(bounds) + [
-        f"categories (value counts) of {', '.join(categories)}"] * bool(categories)
-    # one event for all the histograms (one noise): the PLD accountant composes it once
+        f"categories (value counts) of {', '.join(categories)}"] * bool(categories) + [
+        f"bounds or categories of {', '.join(kinds)}"] * bool(kinds)
+    # one event for all the histograms of one noise: the PLD accountant composes it once
     events: list[PrivacyEvent] = [
         DiscreteGaussianEvent(multiplier, histograms, label="DP domain: " + "; ".join(parts))]
+    kind_sigma = None
+    if kinds:
+        kind_multiplier = KIND_NOISE_FACTOR * multiplier
+        kind_sigma = kind_multiplier * sensitivity
+        events.append(DiscreteGaussianEvent(
+            kind_multiplier, len(kinds), label="DP kinds (text/fraction/whole counts) of "
+            + ", ".join(kinds)))
     threshold, per_column = None, 0.0
-    if categories:
+    discovered = list(categories) + list(kinds)
+    if discovered:
         threshold, per_column = selection_threshold(
-            sigma, delta / len(categories), neighbouring, epsilon)
+            sigma, delta / len(discovered), neighbouring, epsilon)
         events += [ThresholdEvent(per_column, label=f"category threshold: {name}")
-                   for name in categories]
-    return DomainNoise(multiplier, sigma, threshold, per_column, events)
+                   for name in discovered]
+    return DomainNoise(multiplier, sigma, threshold, per_column, events, kind_sigma)
 
 
 ONE_WAY_SHARE = 1 / 3  # MST's first third: the 1-way marginals of all d columns (McKenna et al.)
 
 
-def domain_share(histograms: int, columns: int) -> float:
+def domain_share(histograms: int, columns: int, kinds: int = 0) -> float:
     """The domain step's share of the job's ρ when ``budget.domain_share`` is not given: the share
     that gives each of its ``histograms`` (one per column it resolves) the noise of a 1-way
     marginal measured with a third of the budget split over the ``columns`` (MST's 1-way round).
@@ -71,8 +93,10 @@ def domain_share(histograms: int, columns: int) -> float:
     far noisier (one of 16·d rounds each), and matching those kept almost nothing on small tables
     (benchmarks/README.md, "The domain step's share"; chosen on Adult's first 2,000 rows, a
     development-suite table). The threshold then scales as 1/√ρ (ε); it
-    cannot follow n̂, which is not known when the plan splits the budget. Public: k, d only."""
+    cannot follow n̂, which is not known when the plan splits the budget. ``kinds`` auto columns
+    (counted among the ``histograms`` too) add their kind histograms at 1/KIND_NOISE_FACTOR² of
+    a histogram's ρ each. Public: k, d and the number of auto columns only."""
     if histograms <= 0 or columns <= 0:
         raise ValueError("the domain share needs at least one column")
-    weight = histograms * ONE_WAY_SHARE / columns
+    weight = (histograms + kinds / KIND_NOISE_FACTOR**2) * ONE_WAY_SHARE / columns
     return weight / (1.0 + weight)
