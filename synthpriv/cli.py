@@ -7,10 +7,13 @@ uses them, so ``synthpriv --help`` and ``--version`` start at once.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -101,7 +104,12 @@ def command_run(args: argparse.Namespace) -> int:
         from synthpriv.evaluation.job import evaluate_job
 
         started = time.perf_counter()
-        evaluation = evaluate_job(job, result)
+        try:
+            evaluation = evaluate_job(job, result)
+        except BaseException as error:  # the release stands: say so, whatever stopped the rest
+            error.add_note(f"The release at {result.out_dir} is complete and kept; the "
+                           "evaluation did not finish and wrote no report.")
+            raise
         report = evaluation.report
         if any("(TSTR) will be skipped" in message for message in said):  # said once, above
             report = {**report, "notes": [note for note in report["notes"]
@@ -311,12 +319,43 @@ def parser() -> argparse.ArgumentParser:
     return root
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised where the program stands so that every cleanup runs as for
+    Ctrl-C: the staging folder, the lock and the spool of the sensitive table go with it."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated(signum)
+
+
+@contextlib.contextmanager
+def _signals_as_interrupts() -> Iterator[None]:
+    """SIGTERM and SIGHUP raise ``Terminated`` while the command runs (the main thread only:
+    Python lets no other thread set handlers); the previous handlers come back after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.signal(signum, _terminate)
+                for signum in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; return the exit status (0 ok, 2 refused, 130 interrupted, 141 when
-    the reader of stdout went away, as in ``synthpriv ... | head``)."""
+    """Run the command line; return the exit status (0 ok, 2 refused, 130 interrupted by SIGINT,
+    143 by SIGTERM (128 + the signal), 141 when the reader of stdout went away, as in
+    ``synthpriv ... | head``)."""
     try:
         try:
-            return _dispatch(argv)
+            with _signals_as_interrupts():
+                return _dispatch(argv)
         finally:
             sys.stdout.flush()  # a closed pipe surfaces here, inside the handler below
     except BrokenPipeError:
@@ -340,17 +379,32 @@ def _dispatch(argv: Sequence[str] | None) -> int:
         return args.handler(args)
     except SynthprivError as error:
         print(f"error: {error}", file=sys.stderr)
+        _print_notes(error)
         return 2
-    except MemoryError:
+    except MemoryError as error:
+        kept = getattr(error, "__notes__", None)
         print(
-            "error: out of memory: nothing was released. Use coarser bins or fewer categories, "
+            f"error: out of memory{'' if kept else ': nothing was released'}. Use coarser bins "
+            "or fewer categories, "
             "or lower pipeline.stages.marginals.max_model_cells so such models are refused early.",
             file=sys.stderr,
         )
+        _print_notes(error)
         return 2
-    except KeyboardInterrupt:
-        print("interrupted: nothing was released", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as interrupt:
+        signum = interrupt.signum if isinstance(interrupt, Terminated) else signal.SIGINT
+        kept = getattr(interrupt, "__notes__", None)
+        what = "" if kept else (": nothing was released" if args.command in ("run", "sample")
+                                else ": the command did not finish")
+        print(f"interrupted ({signal.Signals(signum).name}){what}", file=sys.stderr)
+        _print_notes(interrupt)
+        return 128 + signum
+
+
+def _print_notes(error: BaseException) -> None:
+    """The notes a step added on its way out (a release kept when the evaluation stopped)."""
+    for note in getattr(error, "__notes__", ()):
+        print(note, file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -7,17 +7,20 @@ Memory is one chunk plus the counts asked for: it grows with the model's domain,
 Counts are exact integers, the same as ``Dataset.marginal`` on the whole table (sensitivity 1 per
 marginal under add/remove), and are cached, so a marginal measured after selection costs no pass.
 
-The spool holds the encoded sensitive table: it is created readable by its owner only, in
-``$TMPDIR`` (or the folder given), and deleted when the source is closed.
+The spool holds the encoded sensitive table. It is an unnamed temporary file in ``$TMPDIR`` (or
+the folder given): Linux's O_TMPFILE, else a file unlinked as soon as it is created, readable by
+its owner only. No name ever points at it, so the kernel frees it when the process's handle
+closes — on exit, on an exception, and on SIGKILL or a crash alike: no copy of the sensitive table
+outlives the run.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 import pandas as pd
@@ -92,23 +95,23 @@ class CachedCounts:
 
 
 class SpooledCodes(CachedCounts):
-    """The encoded table on disk; a context manager that deletes the spool on exit."""
+    """The encoded table in an unnamed temporary file (see the module docstring); a context
+    manager that closes it, and so frees it, on exit."""
 
     def __init__(
         self, chunks: Iterable[pd.DataFrame], encoder: TableEncoder, folder: str | Path | None = None
     ) -> None:
         super().__init__(encoder.domain)
         self.dtype = code_dtype(self.domain)
-        self._folder = Path(tempfile.mkdtemp(prefix="synthpriv-codes-", dir=folder))
-        self._path = self._folder / "codes.bin"
+        # unnamed (O_TMPFILE where the OS has it, else unlinked at once), mode 0600
+        self._handle = tempfile.TemporaryFile(prefix="synthpriv-codes-", dir=folder)  # noqa: SIM115 - closed by close()
         self._records = 0
         try:
-            fd = os.open(self._path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "wb") as handle:
-                for chunk in chunks:
-                    codes = encoder.encode(chunk).codes.astype(self.dtype)
-                    handle.write(np.ascontiguousarray(codes).tobytes())
-                    self._records += len(codes)
+            for chunk in chunks:
+                codes = encoder.encode(chunk).codes.astype(self.dtype)
+                self._handle.write(np.ascontiguousarray(codes).tobytes())
+                self._records += len(codes)
+            self._handle.flush()
         except BaseException:
             self.close()
             raise
@@ -130,7 +133,7 @@ class SpooledCodes(CachedCounts):
         """The codes in blocks of ``rows`` rows, read with plain reads (no memory map, so pages
         already counted do not stay in this process's resident memory)."""
         width = len(self.domain)
-        with self._path.open("rb") as handle:
+        with self._reader() as handle:
             while True:
                 block = np.fromfile(handle, dtype=self.dtype, count=rows * width)
                 if not block.size:
@@ -143,8 +146,27 @@ class SpooledCodes(CachedCounts):
             add_counts(totals, block, self.domain, cliques)
         return totals
 
+    def _reader(self) -> BinaryIO:
+        """A reader of the spool from its start, with an offset of its own (Linux: a new open
+        of /proc/self/fd/N; elsewhere a duplicate of the handle, whose offset it shares)."""
+        fd = self._handle.fileno()
+        proc = Path(f"/proc/self/fd/{fd}")
+        handle = proc.open("rb") if proc.exists() else os.fdopen(os.dup(fd), "rb")
+        handle.seek(0)
+        return handle
+
+    @property
+    def size(self) -> int:
+        """Bytes spooled (the codes: one per cell for narrow domains)."""
+        return os.fstat(self._handle.fileno()).st_size
+
+    @property
+    def mode(self) -> int:
+        """The spool's permission bits (0o600: its owner only)."""
+        return os.fstat(self._handle.fileno()).st_mode & 0o777
+
     def close(self) -> None:
-        shutil.rmtree(self._folder, ignore_errors=True)
+        self._handle.close()
 
     def __enter__(self) -> SpooledCodes:
         return self

@@ -17,6 +17,7 @@ import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import IO
 
 import pandas as pd
 
@@ -73,28 +74,47 @@ def _existing_parent(target: Path) -> Path:
 
 @contextlib.contextmanager
 def release_lock(target: Path) -> Iterator[None]:
-    """Exclusive lock for writing ``target``; a second job fails at once with a clear error."""
+    """Exclusive lock for writing ``target``; a second job fails at once with a clear error.
+
+    The lock file (``.<name>.lock`` beside the target) is removed when the lock is released,
+    whether the job succeeded, failed or was interrupted. A job that opened the file just before
+    its previous holder removed it finds, once it holds the lock, that the name no longer points
+    at its file, and locks the new one instead."""
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise ReleaseError(f"cannot create {target.parent}: {error.strerror}") from None
     lock_path = target.parent / f".{target.name}.lock"
-    try:
-        handle = lock_path.open("a")
-    except OSError as error:
-        raise ReleaseError(f"cannot write to {target.parent}: {error.strerror}") from None
-    with handle:
+    while True:
+        try:
+            handle = lock_path.open("a")
+        except OSError as error:
+            raise ReleaseError(f"cannot write to {target.parent}: {error.strerror}") from None
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            handle.close()
             raise ReleaseError(
                 f"another synthpriv job is writing {target} right now. Wait for it, or choose "
                 "another --out."
             ) from None
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+        if _names(lock_path, handle):
+            break
+        handle.close()  # the previous holder removed the file we opened: lock the new one
+    try:
+        yield
+    finally:
+        lock_path.unlink(missing_ok=True)  # under the lock, so no other job holds this file
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        handle.close()
+
+
+def _names(path: Path, handle: IO) -> bool:
+    """Whether ``path`` still names the file open as ``handle``."""
+    try:
+        return os.stat(path).st_ino == os.fstat(handle.fileno()).st_ino
+    except FileNotFoundError:
+        return False
 
 
 def _remove_stale(target: Path) -> None:

@@ -81,3 +81,45 @@ def test_unwritable_or_file_target_is_refused_before_work(tmp_path: Path) -> Non
             check_target(locked / "release", force=False)
     finally:
         locked.chmod(0o700)
+
+
+def test_the_lock_file_is_removed_whether_the_job_succeeds_or_fails(tmp_path: Path) -> None:
+    target = tmp_path / "release"
+    lock = tmp_path / ".release.lock"
+    with release_lock(target):
+        assert lock.exists()
+    assert not lock.exists()
+    with pytest.raises(RuntimeError), release_lock(target):
+        raise RuntimeError("a run that fails on its data")
+    assert not lock.exists()
+    with pytest.raises(KeyboardInterrupt), release_lock(target):
+        raise KeyboardInterrupt
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_job_that_opened_a_removed_lock_file_locks_the_new_one(tmp_path: Path,
+                                                                monkeypatch) -> None:
+    """The race the removal opens: job B opens the lock file, job A (holding it) removes it and
+    unlocks, B locks the removed file. B must notice and lock the file the name now points at,
+    or a third job C could hold the lock at the same time."""
+    import synthpriv.release as release
+
+    target = tmp_path / "release"
+    lock = tmp_path / ".release.lock"
+    stale = lock.open("a")  # B's handle on a file that A then removes
+    lock.unlink()
+    opened = []
+    real_open = Path.open
+
+    def open_once_stale(self: Path, *args, **kwargs):
+        if self == lock and not opened:
+            opened.append(self)
+            return stale
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", open_once_stale)
+    with release.release_lock(target):
+        assert stale.closed and lock.exists()  # B moved to the new file
+        with pytest.raises(ReleaseError, match="another synthpriv job"), release.release_lock(target):
+            pass
+    assert not lock.exists()

@@ -4,7 +4,6 @@ spool is private and removed; a job reads, counts and releases in blocks."""
 from __future__ import annotations
 
 import json
-import stat
 import tempfile
 from itertools import combinations
 from pathlib import Path
@@ -65,14 +64,19 @@ def test_parquet_counts_equal_csv_counts(
         np.testing.assert_array_equal(left[clique], right[clique])
 
 
-def test_spool_is_private_narrow_and_removed(
-    adult_csv: Path, adult_schema: Schema, encoder: TableEncoder
+def test_spool_is_private_narrow_and_unnamed(
+    adult_csv: Path, adult_schema: Schema, encoder: TableEncoder, tmp_path: Path
 ) -> None:
-    with SpooledCodes(iter_chunks(adult_csv, adult_schema, 500), encoder) as counts:
-        path = counts._path
-        assert stat.S_IMODE(path.stat().st_mode) == 0o600
-        assert path.stat().st_size == 3001 * len(encoder.domain)  # one byte per cell for Adult
-    assert not path.exists() and not path.parent.exists()
+    folder = tmp_path / "spool"
+    folder.mkdir()
+    with SpooledCodes(iter_chunks(adult_csv, adult_schema, 500), encoder, folder) as counts:
+        assert counts.mode == 0o600
+        assert counts.size == 3001 * len(encoder.domain)  # one byte per cell for Adult
+        assert list(folder.iterdir()) == []  # no name points at it, even while it is open
+        first, second = counts.blocks(1000), counts.blocks(1000)  # readers with their own offset
+        assert np.array_equal(next(first), next(second)) and np.array_equal(next(first),
+                                                                             next(second))
+    assert counts._handle.closed
     assert code_dtype(Domain(("a", "b"), (256, 3))) == np.uint8
     assert code_dtype(Domain(("a",), (257,))) == np.uint16
 
