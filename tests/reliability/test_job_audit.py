@@ -14,11 +14,14 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 from scipy import stats
 
 from synthpriv import job as job_module
+from synthpriv import runner
+from synthpriv.config import load_job
 from synthpriv.evaluation.attack_metrics import epsilon_lower_bound
-from synthpriv.evaluation.audit import AuditSetting, black_box_score, run_audit
+from synthpriv.evaluation.audit import AuditSetting, black_box_score, ledger_rho, run_audit
 from synthpriv.marginals import measurement
 from synthpriv.privacy.randomness import RandomSource
 
@@ -134,11 +137,44 @@ def test_noise_scaled_down_behind_the_ledgers_back_fails_the_audit(noise_scaled_
     result = run_audit(A_SETTING, A_RUNS)
     assert result.ledger_epsilon == pytest.approx(0.5, rel=1e-3)  # the ledger did not notice
     assert result.certified > result.ledger_epsilon
+    # in Gaussian-DP terms too: the white box's μ bound (95 %) exceeds the ledger's √(2ρ)
+    assert result.gdp["mu_lower_bound"] > result.ledger_mu > 0
 
 
 def test_the_same_audit_without_the_bug_stays_below_the_ledger() -> None:
     result = run_audit(A_SETTING, A_RUNS)
     assert result.certified <= result.ledger_epsilon
+    assert result.gdp["mu_lower_bound"] <= result.ledger_mu
+
+
+def test_the_gdp_bound_recovers_most_of_the_ledgers_mu() -> None:
+    """The independent recipe's ledger is its Gaussian measurements, which the white box sees
+    whole: its log-likelihood ratio at the fixed threshold 0 bounds μ (95 %) from all 400 runs
+    per side at ≥ 60 % of the ledger's √(2ρ) (expected about 85 %: Φ⁻¹ of the rates' upper bounds
+    loses ≈ 0.15 per side at this size), and never above it. A white box that missed a
+    measurement, or read the canary's cell with the wrong sign, falls short."""
+    result = run_audit(AuditSetting("independent", 4.0, 0.1), 400)
+    assert result.gdp["threshold"] == 0.0 and result.gdp["runs_evaluated"]["in"] == 400
+    assert 0.6 * result.ledger_mu <= result.gdp["mu_lower_bound"] <= result.ledger_mu
+
+
+def test_the_ledgers_rho_is_the_plans(tmp_path) -> None:
+    """``ledger_rho`` of a run's manifest (its events' zCDP, or AIM's filter's reserved ρ) is
+    the ρ the planner allotted the stages, computed independently; an event without a zCDP
+    bound (DP-SGD) gives nan."""
+    for setting in (AuditSetting("mst", 1.0, 0.1), AuditSetting("aim", 1.0, 0.1)):
+        folder = tmp_path / setting.recipe
+        folder.mkdir()
+        (folder / "d.csv").write_text(setting.table(True))
+        (folder / "job.yaml").write_text(yaml.safe_dump(
+            setting.config(folder / "d.csv", folder / "out")))
+        manifest = runner.run_job(load_job(folder / "job.yaml")).manifest
+        planned = sum(stage["rho"] for stage in manifest["plan"]["stages"])
+        assert planned > 0
+        assert ledger_rho(manifest["ledger"]) == pytest.approx(planned, rel=1e-9)
+    dpsgd = {"events": [{"sample_rate": 0.1, "noise_multiplier": 1.0, "steps": 10,
+                         "label": "", "kind": "subsampled_gaussian"}], "adaptive": []}
+    assert math.isnan(ledger_rho(dpsgd))
 
 
 def caught_unless(runs: int, epsilon: float, delta: float) -> float:
