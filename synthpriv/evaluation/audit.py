@@ -61,7 +61,11 @@ from synthpriv import job as job_module
 from synthpriv import runner
 from synthpriv.config import load_job
 from synthpriv.evaluation.attack_metrics import empirical_epsilon
-from synthpriv.evaluation.gdp_audit import gaussian_mu, gdp_mu_lower_bound
+from synthpriv.evaluation.gdp_audit import (
+    discrete_gaussian_midpoint_mu,
+    gaussian_mu,
+    gdp_mu_lower_bound,
+)
 from synthpriv.privacy import accountant
 from synthpriv.stage import PipelineState
 
@@ -213,13 +217,29 @@ class AuditResult:
     white: dict = field(repr=False, default_factory=dict)
     black: dict = field(repr=False, default_factory=dict)
     scores: dict[str, np.ndarray] = field(repr=False, default_factory=dict)
-    ledger_rho: float = math.nan  # the ledger's zCDP ρ (``ledger_rho``); nan without one
+    ledger: dict = field(repr=False, default_factory=dict)  # the last run's manifest ledger
     gdp: dict = field(repr=False, default_factory=dict)  # white box, ``gdp_mu_lower_bound``
 
     @property
+    def ledger_rho(self) -> float:
+        """The ledger's zCDP ρ (``ledger_rho``); nan without one."""
+        return ledger_rho(self.ledger)
+
+    @property
     def ledger_mu(self) -> float:
-        """μ = √(2ρ) of the ledger's ρ: the largest shift its Gaussian measurements allow."""
+        """μ = √(2ρ) of the ledger's ρ: the shift its measurements would allow as continuous
+        Gaussians (discrete ones: ``discrete_mu``)."""
         return gaussian_mu(self.ledger_rho) if math.isfinite(self.ledger_rho) else math.nan
+
+    @property
+    def discrete_mu(self) -> float:
+        """``discrete_gaussian_midpoint_mu`` of the ledger's discrete Gaussian measurements (the
+        last run's): what a correct white box's bound at threshold 0 approaches, selections
+        aside; nan when the ledger has none or the relation is not add/remove."""
+        sigmas = ledger_sigmas(self.ledger)
+        if not sigmas or self.setting.neighbouring != "add_remove":
+            return math.nan
+        return discrete_gaussian_midpoint_mu(sigmas)
 
     @property
     def certified(self) -> float:
@@ -239,6 +259,7 @@ class AuditResult:
             "runs_per_side": self.runs, "seconds": round(self.seconds, 1),
             "max_certifiable": round(self.white["max_certifiable"], 4),
             "ledger_rho": _finite(self.ledger_rho, 6), "ledger_mu": _finite(self.ledger_mu, 4),
+            "discrete_mu": _finite(self.discrete_mu, 4),
             "gdp_mu_white": round(self.gdp["mu_lower_bound"], 4),
             "gdp_mu_share": _finite(self.gdp["mu_lower_bound"] / self.ledger_mu, 4),
             "gdp_eps_if_gaussian": round(self.gdp["eps_gaussian"], 4),
@@ -467,7 +488,9 @@ _ZCDP_EVENTS = {cls.kind: cls for cls in (  # the ledger's event kinds that have
 def ledger_rho(ledger: Mapping[str, Any]) -> float:
     """The zCDP ρ of a manifest's ``ledger``: each fixed event's (``accountant.zcdp_rho``) plus
     each zCDP filter's reserved ρ (AIM's rounds spend through one); nan when an event has no
-    zCDP bound (DP-SGD, thresholds)."""
+    zCDP bound (DP-SGD, thresholds) or there is no ledger."""
+    if not ledger:
+        return math.nan
     rho = sum(float(f["reserved_rho"]) for f in ledger.get("adaptive", []))
     for event in ledger["events"]:
         cls = _ZCDP_EVENTS.get(event["kind"])
@@ -477,15 +500,25 @@ def ledger_rho(ledger: Mapping[str, Any]) -> float:
     return rho
 
 
+def ledger_sigmas(ledger: Mapping[str, Any]) -> list[float]:
+    """The noise multipliers of a manifest ledger's discrete Gaussian histogram releases (fixed
+    and inside zCDP filters), one per release: under add/remove each moves one cell by one."""
+    events = list(ledger["events"])
+    for spent in ledger.get("adaptive", []):
+        events += spent["events"]
+    return [float(e["noise_multiplier"]) for e in events if e["kind"] == "discrete_gaussian"
+            for _ in range(int(e["count"]))]
+
+
 
 def audit_runs(
     setting: AuditSetting, runs: int, folder: Path, progress: Callable[[str], None] | None = None,
-) -> tuple[dict[str, np.ndarray], float, float]:
+) -> tuple[dict[str, np.ndarray], float, dict]:
     """``runs`` runs of the job on D and on D' (interleaved, so machine load hits both alike).
-    Returns the scores {white_in, white_out, black_in, black_out}, the ledger's ε and its zCDP ρ
-    (``ledger_rho``)."""
+    Returns the scores {white_in, white_out, black_in, black_out}, the ledger's ε and the last
+    run's manifest ledger."""
     scores = {k: np.empty(runs) for k in ("white_in", "white_out", "black_in", "black_out")}
-    claimed = rho = math.nan
+    claimed, ledger = math.nan, {}
     with (dask_scheduler(setting) as scheduler, cached_accounting(), capture_state() as states,
           capture_aim_rounds() as rounds):
         jobs = {}
@@ -506,10 +539,10 @@ def audit_runs(
                 rounds.clear()
                 scores[f"black_{side}"][i] = black_box_score(result.synthetic, setting)
                 claimed = result.manifest["guarantee"]["epsilon"]
-                rho = ledger_rho(result.manifest["ledger"])
+                ledger = result.manifest["ledger"]
             if progress is not None and (i + 1) % max(1, runs // 10) == 0:
                 progress(f"{setting.label}: {i + 1}/{runs} runs per side")
-    return scores, float(claimed), float(rho)
+    return scores, float(claimed), ledger
 
 
 def run_audit(
@@ -524,7 +557,7 @@ def run_audit(
     with contextlib.ExitStack() as stack:
         if folder is None:
             folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="audit-")))
-        scores, claimed, rho = audit_runs(setting, runs, folder, progress)
+        scores, claimed, ledger = audit_runs(setting, runs, folder, progress)
     seconds = time.perf_counter() - start
     bounds = {
         view: empirical_epsilon(scores[f"{view}_in"], scores[f"{view}_out"], setting.delta,
@@ -535,4 +568,4 @@ def run_audit(
                              setting.white_box_threshold, setting.delta,
                              np.random.default_rng(2), selection_fraction)
     return AuditResult(setting, runs, alpha, claimed, seconds, bounds["white"], bounds["black"],
-                       scores, rho, gdp)
+                       scores, ledger, gdp)

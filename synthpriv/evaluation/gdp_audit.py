@@ -30,6 +30,7 @@ Two readings of the same bound need more than the data, and are labelled so:
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 from scipy import optimize, stats
@@ -50,6 +51,37 @@ def gaussian_mu(rho: float) -> float:
     if not rho >= 0:
         raise ValueError(f"rho must be >= 0, got {rho}")
     return math.sqrt(2 * rho)
+
+
+def _llr_distribution(sigmas: Sequence[float], sign: int) -> tuple[np.ndarray, np.ndarray]:
+    """Values and probabilities of Σ_j (2·Y_j + sign)/(2σ_j²), Y_j ~ N_Z(0, σ_j²) independent:
+    the log-likelihood ratio of one-count shifts, under D' (sign +1) or D (sign −1). Each pmf
+    is cut at |k| ≤ 12σ + 2 (the mass beyond is below e⁻⁷²) and atoms below 1e-16 dropped."""
+    values, probs = np.zeros(1), np.ones(1)
+    for sigma in sigmas:
+        k = np.arange(-math.ceil(12 * sigma) - 2, math.ceil(12 * sigma) + 3)
+        pmf = np.exp(-k.astype(float) ** 2 / (2 * sigma * sigma))
+        pmf /= pmf.sum()
+        summed = np.round((values[:, None] + (2 * k + sign) / (2 * sigma * sigma)).ravel(), 9)
+        values, inverse = np.unique(summed, return_inverse=True)
+        probs = np.bincount(inverse, (probs[:, None] * pmf[None, :]).ravel())
+        keep = probs > 1e-16
+        values, probs = values[keep], probs[keep]
+    return values, probs
+
+
+def discrete_gaussian_midpoint_mu(sigmas: Sequence[float]) -> float:
+    """The exact μ of the test "log-likelihood ratio ≥ 0" (``gdp_mu_from_rates`` of its rates)
+    between compositions of discrete Gaussians N_Z(0, σ_j²) and N_Z(1, σ_j²): what a white box
+    that reads these measurements (one count moved by one in each: add/remove) approaches at
+    threshold 0. For continuous Gaussians it is √(Σ 1/σ_j²) = √(2ρ); discrete ones give slightly
+    more at small σ (σ = 1: 1.046): the discrete Gaussian is 1/(2σ²)-zCDP like the continuous
+    one, but its trade-off curve is not exactly G_{1/σ}."""
+    if not sigmas or min(sigmas) <= 0:
+        raise ValueError(f"need positive noise scales, got {list(sigmas)}")
+    on_d, p_d = _llr_distribution(sigmas, -1)
+    on_d1, p_d1 = _llr_distribution(sigmas, +1)
+    return float(gdp_mu_from_rates(p_d[on_d >= 0].sum(), p_d1[on_d1 < 0].sum()))
 
 
 def gdp_mu_from_rates(fpr: np.ndarray | float, fnr: np.ndarray | float) -> np.ndarray:

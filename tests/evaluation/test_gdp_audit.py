@@ -11,6 +11,7 @@ from dp_accounting.pld import privacy_loss_distribution as pld_lib
 from scipy import stats
 
 from synthpriv.evaluation.gdp_audit import (
+    discrete_gaussian_midpoint_mu,
     gaussian_mu,
     gaussian_shift_estimate,
     gdp_delta,
@@ -133,3 +134,17 @@ def test_clear_errors() -> None:
         gaussian_shift_estimate(np.ones(3), np.ones(3))
     with pytest.raises(ValueError, match="delta must be in"):
         gdp_epsilon(1.0, 0.0)
+
+
+def test_the_discrete_gaussians_midpoint_mu() -> None:
+    """One discrete Gaussian of σ = 1 shifted by one: the ratio is ≥ 0 on D iff Y ≥ 1, so FPR =
+    FNR = (1 − P(Y = 0))/2, P(Y = 0) = 1/Σ_k e^(−k²/2), and μ = 2Φ⁻¹(1 − FPR) — above the
+    continuous 1/σ. At large σ the composition is the continuous √(Σ 1/σ²)."""
+    theta = sum(math.exp(-k * k / 2) for k in range(-40, 41))
+    fpr = (1 - 1 / theta) / 2
+    assert discrete_gaussian_midpoint_mu([1.0]) == pytest.approx(2 * stats.norm.isf(fpr))
+    assert discrete_gaussian_midpoint_mu([1.0]) > 1.04
+    assert discrete_gaussian_midpoint_mu([20.0, 30.0, 30.0]) == pytest.approx(
+        math.sqrt(1 / 400 + 2 / 900), rel=1e-3)
+    with pytest.raises(ValueError, match="positive noise scales"):
+        discrete_gaussian_midpoint_mu([])
