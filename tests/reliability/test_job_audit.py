@@ -10,6 +10,7 @@ the probability of a false failure come from the Gaussian model of the white-box
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -21,8 +22,17 @@ from synthpriv import job as job_module
 from synthpriv import runner
 from synthpriv.config import load_job
 from synthpriv.evaluation.attack_metrics import epsilon_lower_bound
-from synthpriv.evaluation.audit import AuditSetting, black_box_score, ledger_rho, run_audit
+from synthpriv.evaluation.audit import (
+    TIGHT_STAGES,
+    AuditSetting,
+    black_box_score,
+    capture_state,
+    ledger_rho,
+    measurement_log_ratio,
+    run_audit,
+)
 from synthpriv.marginals import measurement
+from synthpriv.model_store import load_model
 from synthpriv.privacy.randomness import RandomSource
 
 # (a) noise scaled down in the marginal measurement: AIM (it plans in 0.2 s), a small ε, the
@@ -160,17 +170,22 @@ def test_the_gdp_bound_recovers_the_ledgers_mu() -> None:
     assert 0.4 * result.ledger_mu <= result.gdp["mu_lower_bound"] <= result.discrete_mu
 
 
+def _job_on_d_prime(setting: AuditSetting, folder):
+    """The setting's job on D' (config, schema and CSV written to ``folder``), releasing to
+    ``folder``/out."""
+    folder.mkdir(exist_ok=True)
+    (folder / "d.csv").write_text(setting.table(True))
+    (folder / "job.yaml").write_text(yaml.safe_dump(
+        setting.config(folder / "d.csv", folder / "out")))
+    return load_job(folder / "job.yaml")
+
+
 def test_the_ledgers_rho_is_the_plans(tmp_path) -> None:
     """``ledger_rho`` of a run's manifest (its events' zCDP, or AIM's filter's reserved ρ) is
     the ρ the planner allotted the stages, computed independently; an event without a zCDP
     bound (DP-SGD) gives nan."""
     for setting in (AuditSetting("mst", 1.0, 0.1), AuditSetting("aim", 1.0, 0.1)):
-        folder = tmp_path / setting.recipe
-        folder.mkdir()
-        (folder / "d.csv").write_text(setting.table(True))
-        (folder / "job.yaml").write_text(yaml.safe_dump(
-            setting.config(folder / "d.csv", folder / "out")))
-        manifest = runner.run_job(load_job(folder / "job.yaml")).manifest
+        manifest = runner.run_job(_job_on_d_prime(setting, tmp_path / setting.recipe)).manifest
         planned = sum(stage["rho"] for stage in manifest["plan"]["stages"])
         assert planned > 0
         assert ledger_rho(manifest["ledger"]) == pytest.approx(planned, rel=1e-9)
@@ -403,3 +418,18 @@ def test_the_selection_table_ties_two_candidates_the_canary_pulls_apart() -> Non
 
 def setting_table_has_canary(setting: AuditSetting, canary: tuple[str, ...]) -> bool:
     return setting.table(True).splitlines()[-1] == ",".join(canary)
+
+
+def test_the_released_model_holds_the_measurements_the_white_box_reads(tmp_path) -> None:
+    """The white box reads the run's pipeline state (``capture_state``); the release's model files
+    (``model.json``, ``model.npz``) hold the same noisy measurements, so the measurements' ratio
+    computed from the release itself is the same number."""
+    setting = AuditSetting("mst", 1.0, 0.1, stages=TIGHT_STAGES["mst"])
+    with capture_state() as states:
+        runner.run_job(_job_on_d_prime(setting, tmp_path))
+    released = load_model(tmp_path / "out")
+    from_release = SimpleNamespace(measurements=released.measurements,
+                                   coarsening=released.coarsening)
+    assert len(released.measurements) == len(states[0].measurements) == 3
+    assert measurement_log_ratio(from_release, setting) == pytest.approx(
+        measurement_log_ratio(states[0], setting), rel=1e-12)
