@@ -34,7 +34,9 @@ In Gaussian-DP terms (``gdp_audit.gdp_mu_lower_bound``, ``AuditResult.gdp``): th
 white box of the marginal recipes is a log-likelihood ratio, whose midpoint is 0, fixed before
 any run, so every run evaluates it (for a generator alone, a threshold chosen on half the runs).
 It is compared with the ledger's μ = √(2ρ), ρ the zCDP the ledger records (``ledger_rho``): the
-shift that ρ allows a composition of Gaussian measurements.
+shift that ρ allows a composition of Gaussian measurements; and with ``discrete_mu``, the exact μ
+of that test on the ledger's discrete Gaussian measurements, which a correct white box approaches
+(slightly above √(2ρ) at small σ: the discrete Gaussian's curve is not exactly G_{1/σ}).
 
 Speed: ``run_job`` plans the job and converts the ledger to ε on every run (each up to a second).
 These, and the manifest's package versions, are deterministic functions of public inputs

@@ -65,7 +65,7 @@ def test_the_pooled_gdp_figures_are_the_audits() -> None:
     """``audit_pool``'s GDP figures of one audit's scores at threshold 0 are ``run_audit``'s: the
     same μ bound (all runs, 95 %), the ledger's μ for the ρ the audit read from its manifest."""
     pool = _load("audit_pool")
-    result = run_audit(AuditSetting("independent", 4.0, 0.1), runs=100)
+    result = run_audit(AuditSetting("independent", 4.0, 0.1), runs=60)
     figures = pool.gdp_figures(result.scores, 0.1, 0.05, 0.0, result.ledger_rho)
     assert result.gdp["mu_lower_bound"] > 0
     assert figures["mu_lower_bound"] == round(result.gdp["mu_lower_bound"], 4)
