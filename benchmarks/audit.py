@@ -5,8 +5,12 @@ D and on D' = D + one canary, black-box and white-box ε lower bounds at 90 % co
     .venv/bin/python benchmarks/audit.py --recipes independent --options holdback,dask,replace_one
 
 Each line of the output (and of ``--out``, JSON lines) is one setting: claimed ε (the ledger's),
-certified ε (white box, black box, and the larger), runs per side, seconds. Timings depend on the
-machine's load; compare them only within one run.
+certified ε (white box, black box, and the larger), runs per side, seconds; and in Gaussian-DP
+terms the ledger's ρ and μ = √(2ρ), the exact μ of the white box's test on the ledger's discrete
+Gaussians (``discrete_mu``), the white box's distribution-free μ lower bound at threshold 0
+(``gdp_mu_white``, confidence ``gdp_confidence`` = 1 − alpha), its share of the ledger's μ and
+its ε if the mechanism's curve is Gaussian (``synthpriv.evaluation.gdp_audit``). Timings depend
+on the machine's load; compare them only within one run.
 """
 
 from __future__ import annotations

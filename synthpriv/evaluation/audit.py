@@ -11,10 +11,13 @@ histogram.
 Two scores per run, higher meaning "D'":
 * black box: the number of cells of ``synthetic.csv`` that hold the canary's value;
 * white box (``white_box_score``): the log-likelihood ratio of D' to D of what the run's
-  mechanisms output. The runner releases no model yet, so the harness reads each run's pipeline
-  state through ``capture_state`` (a wrapper of ``SynthesisJob.run_stages``) and AIM's rounds
-  through ``capture_aim_rounds`` (wrappers of ``aim.aim_scores`` and ``aim.exponential_mechanism``
-  that keep the round's public inputs — model, candidates, weights, σ, ε — and its choice). For
+  mechanisms output. The release holds the noisy measurements with their σ (``model.json`` and
+  ``model.npz``, ``synthpriv.model_store``), but not what AIM's selections saw — each round's
+  model, candidates and weights are intermediate — so the harness reads each run's pipeline state
+  through ``capture_state`` (a wrapper of ``SynthesisJob.run_stages``: the same measurements the
+  model files hold, without a round trip through files) and AIM's rounds through
+  ``capture_aim_rounds`` (wrappers of ``aim.aim_scores`` and ``aim.exponential_mechanism`` that
+  keep the round's public inputs — model, candidates, weights, σ, ε — and its choice). For
   marginal recipes: every noisy marginal's Gaussian log-likelihood ratio in the canary's cell
   (and the displaced row's, when the canary may displace one), plus, for AIM, each selection's
   ln P_D'(chosen) − ln P_D(chosen) with AIM's scores of D and of D' against that round's model;
@@ -25,6 +28,15 @@ Two scores per run, higher meaning "D'":
 into an ε lower bound; each view is bounded at level α/2, so the larger of the two (``certified``)
 holds with probability ≥ 1 − 2α. A correct mechanism keeps ``certified`` ≤ the ledger's ε except
 with that probability.
+
+In Gaussian-DP terms (``gdp_audit.gdp_mu_lower_bound``, ``AuditResult.gdp``): the white box's
+μ lower bound at confidence 1 − α, distribution-free, from the test "D' iff score ≥ 0" — the
+white box of the marginal recipes is a log-likelihood ratio, whose midpoint is 0, fixed before
+any run, so every run evaluates it (for a generator alone, a threshold chosen on half the runs).
+It is compared with the ledger's μ = √(2ρ), ρ the zCDP the ledger records (``ledger_rho``): the
+shift that ρ allows a composition of Gaussian measurements; and with ``discrete_mu``, the exact μ
+of that test on the ledger's discrete Gaussian measurements, which a correct white box approaches
+(slightly above √(2ρ) at small σ: the discrete Gaussian's curve is not exactly G_{1/σ}).
 
 Speed: ``run_job`` plans the job and converts the ledger to ε on every run (each up to a second).
 These, and the manifest's package versions, are deterministic functions of public inputs
@@ -51,6 +63,12 @@ from synthpriv import job as job_module
 from synthpriv import runner
 from synthpriv.config import load_job
 from synthpriv.evaluation.attack_metrics import empirical_epsilon
+from synthpriv.evaluation.gdp_audit import (
+    discrete_gaussian_midpoint_mu,
+    gaussian_mu,
+    gdp_mu_lower_bound,
+)
+from synthpriv.privacy import accountant
 from synthpriv.stage import PipelineState
 
 CATEGORIES = ("c", "z")  # the table's value, the canary's value
@@ -125,6 +143,14 @@ class AuditSetting:
         return " ".join(parts)
 
     @property
+    def white_box_threshold(self) -> float | None:
+        """The white box's test threshold fixed before any run, for the GDP bound: 0 where the
+        white box is a log-likelihood ratio (every recipe with measurements; for Gaussian
+        measurements its means are ±μ²/2, so 0 is their midpoint); None for the generator alone
+        (the network's log-likelihood has no known midpoint: chosen on half of the runs)."""
+        return None if self.recipe == "dpsgd" else 0.0
+
+    @property
     def displaces(self) -> bool:
         """Whether the canary may take a table row's place in what is fitted: replace-one, or a
         hold-back split (a correct one never does; the fixed-size split of old did). The white
@@ -176,6 +202,11 @@ class AuditSetting:
         }
 
 
+def _finite(value: float, digits: int) -> float | None:
+    """``value`` rounded, or None (JSON null) when it is nan: a ledger without a zCDP ρ."""
+    return round(value, digits) if math.isfinite(value) else None
+
+
 @dataclass
 class AuditResult:
     """Scores of every run and the ε lower bounds they certify."""
@@ -188,6 +219,29 @@ class AuditResult:
     white: dict = field(repr=False, default_factory=dict)
     black: dict = field(repr=False, default_factory=dict)
     scores: dict[str, np.ndarray] = field(repr=False, default_factory=dict)
+    ledger: dict = field(repr=False, default_factory=dict)  # the last run's manifest ledger
+    gdp: dict = field(repr=False, default_factory=dict)  # white box, ``gdp_mu_lower_bound``
+
+    @property
+    def ledger_rho(self) -> float:
+        """The ledger's zCDP ρ (``ledger_rho``); nan without one."""
+        return ledger_rho(self.ledger)
+
+    @property
+    def ledger_mu(self) -> float:
+        """μ = √(2ρ) of the ledger's ρ: the shift its measurements would allow as continuous
+        Gaussians (discrete ones: ``discrete_mu``)."""
+        return gaussian_mu(self.ledger_rho) if math.isfinite(self.ledger_rho) else math.nan
+
+    @property
+    def discrete_mu(self) -> float:
+        """``discrete_gaussian_midpoint_mu`` of the ledger's discrete Gaussian measurements (the
+        last run's): what a correct white box's bound at threshold 0 approaches, selections
+        aside; nan when the ledger has none or the relation is not add/remove."""
+        sigmas = ledger_sigmas(self.ledger)
+        if not sigmas or self.setting.neighbouring != "add_remove":
+            return math.nan
+        return discrete_gaussian_midpoint_mu(sigmas)
 
     @property
     def certified(self) -> float:
@@ -206,6 +260,12 @@ class AuditResult:
             "certified": round(self.certified, 4), "confidence": self.confidence,
             "runs_per_side": self.runs, "seconds": round(self.seconds, 1),
             "max_certifiable": round(self.white["max_certifiable"], 4),
+            "ledger_rho": _finite(self.ledger_rho, 6), "ledger_mu": _finite(self.ledger_mu, 4),
+            "discrete_mu": _finite(self.discrete_mu, 4),
+            "gdp_mu_white": round(self.gdp["mu_lower_bound"], 4),
+            "gdp_mu_share": _finite(self.gdp["mu_lower_bound"] / self.ledger_mu, 4),
+            "gdp_eps_if_gaussian": round(self.gdp["eps_gaussian"], 4),
+            "gdp_threshold": self.gdp["threshold"], "gdp_confidence": self.gdp["confidence"],
         }
 
 
@@ -422,14 +482,45 @@ def white_box_score(
 
 # --- the audit -----------------------------------------------------------------------------------
 
+_ZCDP_EVENTS = {cls.kind: cls for cls in (  # the ledger's event kinds that have a zCDP bound
+    accountant.GaussianEvent, accountant.DiscreteGaussianEvent, accountant.ExponentialEvent,
+    accountant.ZCDPEvent)}
+
+
+def ledger_rho(ledger: Mapping[str, Any]) -> float:
+    """The zCDP ρ of a manifest's ``ledger``: each fixed event's (``accountant.zcdp_rho``) plus
+    each zCDP filter's reserved ρ (AIM's rounds spend through one); nan when an event has no
+    zCDP bound (DP-SGD, thresholds) or there is no ledger."""
+    if not ledger:
+        return math.nan
+    rho = sum(float(f["reserved_rho"]) for f in ledger.get("adaptive", []))
+    for event in ledger["events"]:
+        cls = _ZCDP_EVENTS.get(event["kind"])
+        if cls is None:
+            return math.nan
+        rho += accountant.zcdp_rho(cls(**{k: v for k, v in event.items() if k != "kind"}))
+    return rho
+
+
+def ledger_sigmas(ledger: Mapping[str, Any]) -> list[float]:
+    """The noise multipliers of a manifest ledger's discrete Gaussian histogram releases (fixed
+    and inside zCDP filters), one per release: under add/remove each moves one cell by one."""
+    events = list(ledger["events"])
+    for spent in ledger.get("adaptive", []):
+        events += spent["events"]
+    return [float(e["noise_multiplier"]) for e in events if e["kind"] == "discrete_gaussian"
+            for _ in range(int(e["count"]))]
+
+
 
 def audit_runs(
     setting: AuditSetting, runs: int, folder: Path, progress: Callable[[str], None] | None = None,
-) -> tuple[dict[str, np.ndarray], float]:
+) -> tuple[dict[str, np.ndarray], float, dict]:
     """``runs`` runs of the job on D and on D' (interleaved, so machine load hits both alike).
-    Returns the scores {white_in, white_out, black_in, black_out} and the ledger's ε."""
+    Returns the scores {white_in, white_out, black_in, black_out}, the ledger's ε and the last
+    run's manifest ledger."""
     scores = {k: np.empty(runs) for k in ("white_in", "white_out", "black_in", "black_out")}
-    claimed = math.nan
+    claimed, ledger = math.nan, {}
     with (dask_scheduler(setting) as scheduler, cached_accounting(), capture_state() as states,
           capture_aim_rounds() as rounds):
         jobs = {}
@@ -450,27 +541,33 @@ def audit_runs(
                 rounds.clear()
                 scores[f"black_{side}"][i] = black_box_score(result.synthetic, setting)
                 claimed = result.manifest["guarantee"]["epsilon"]
+                ledger = result.manifest["ledger"]
             if progress is not None and (i + 1) % max(1, runs // 10) == 0:
                 progress(f"{setting.label}: {i + 1}/{runs} runs per side")
-    return scores, float(claimed)
+    return scores, float(claimed), ledger
 
 
 def run_audit(
     setting: AuditSetting, runs: int, alpha: float = 0.05, folder: Path | None = None,
     progress: Callable[[str], None] | None = None, selection_fraction: float = 0.5,
 ) -> AuditResult:
-    """Audit ``setting`` with ``runs`` runs per side; bounds at confidence 1 − 2·alpha. The
-    threshold is chosen on ``selection_fraction`` of the runs, the bound computed on the rest."""
+    """Audit ``setting`` with ``runs`` runs per side; ε bounds at confidence 1 − 2·alpha (the
+    threshold chosen on ``selection_fraction`` of the runs, the bound computed on the rest), and
+    the white box's GDP μ bound at 1 − alpha (at ``white_box_threshold``, all runs; else chosen
+    on ``selection_fraction`` of them)."""
     start = time.perf_counter()
     with contextlib.ExitStack() as stack:
         if folder is None:
             folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="audit-")))
-        scores, claimed = audit_runs(setting, runs, folder, progress)
+        scores, claimed, ledger = audit_runs(setting, runs, folder, progress)
     seconds = time.perf_counter() - start
     bounds = {
         view: empirical_epsilon(scores[f"{view}_in"], scores[f"{view}_out"], setting.delta,
                                 alpha / 2, np.random.default_rng(index), selection_fraction)
         for index, view in enumerate(("white", "black"))
     }
+    gdp = gdp_mu_lower_bound(scores["white_in"], scores["white_out"], alpha,
+                             setting.white_box_threshold, setting.delta,
+                             np.random.default_rng(2), selection_fraction)
     return AuditResult(setting, runs, alpha, claimed, seconds, bounds["white"], bounds["black"],
-                       scores)
+                       scores, ledger, gdp)

@@ -59,3 +59,15 @@ def test_the_optimal_conversion_lies_between_the_gaussian_and_the_ledger() -> No
     rho = conversion.ledger_rho(1.0, 0.1)
     assert conversion.optimal_delta(conversion.ledger_epsilon(rho, 0.1), rho) <= 0.1
     assert conversion.optimal_delta(conversion.gaussian_epsilon(rho, 0.1), rho) >= 0.1
+
+
+def test_the_pooled_gdp_figures_are_the_audits() -> None:
+    """``audit_pool``'s GDP figures of one audit's scores at threshold 0 are ``run_audit``'s: the
+    same μ bound (all runs, 95 %), the ledger's μ for the ρ the audit read from its manifest."""
+    pool = _load("audit_pool")
+    result = run_audit(AuditSetting("independent", 4.0, 0.1), runs=60)
+    figures = pool.gdp_figures(result.scores, 0.1, 0.05, 0.0, result.ledger_rho)
+    assert result.gdp["mu_lower_bound"] > 0
+    assert figures["mu_lower_bound"] == round(result.gdp["mu_lower_bound"], 4)
+    assert figures["ledger_mu"] == round(result.ledger_mu, 4)
+    assert figures["mu_share"] == round(result.gdp["mu_lower_bound"] / result.ledger_mu, 4)

@@ -10,16 +10,29 @@ the probability of a false failure come from the Gaussian model of the white-box
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 from scipy import stats
 
 from synthpriv import job as job_module
+from synthpriv import runner
+from synthpriv.config import load_job
 from synthpriv.evaluation.attack_metrics import epsilon_lower_bound
-from synthpriv.evaluation.audit import AuditSetting, black_box_score, run_audit
+from synthpriv.evaluation.audit import (
+    TIGHT_STAGES,
+    AuditSetting,
+    black_box_score,
+    capture_state,
+    ledger_rho,
+    measurement_log_ratio,
+    run_audit,
+)
 from synthpriv.marginals import measurement
+from synthpriv.model_store import load_model
 from synthpriv.privacy.randomness import RandomSource
 
 # (a) noise scaled down in the marginal measurement: AIM (it plans in 0.2 s), a small ε, the
@@ -134,11 +147,51 @@ def test_noise_scaled_down_behind_the_ledgers_back_fails_the_audit(noise_scaled_
     result = run_audit(A_SETTING, A_RUNS)
     assert result.ledger_epsilon == pytest.approx(0.5, rel=1e-3)  # the ledger did not notice
     assert result.certified > result.ledger_epsilon
+    # in Gaussian-DP terms too: the white box's μ bound (95 %) exceeds the ledger's √(2ρ)
+    assert result.gdp["mu_lower_bound"] > result.ledger_mu > 0
 
 
 def test_the_same_audit_without_the_bug_stays_below_the_ledger() -> None:
     result = run_audit(A_SETTING, A_RUNS)
     assert result.certified <= result.ledger_epsilon
+    assert result.gdp["mu_lower_bound"] <= result.ledger_mu  # σ ≈ 14: the discrete μ is the same
+
+
+def test_the_gdp_bound_recovers_the_ledgers_mu() -> None:
+    """The independent recipe's ledger is its discrete Gaussian measurements, which the white box
+    sees whole: its log-likelihood ratio at the fixed threshold 0 bounds μ (95 %) from all 120
+    runs per side at ≥ 40 % of the ledger's √(2ρ) (expected about 78 %, 4.6 standard deviations
+    above 40 %: Φ⁻¹ of the rates' upper bounds loses ≈ 0.28 per side at this size; 8,000 runs
+    reach 97–99.5 % for MST, benchmarks/audit_gdp.py), and not above the exact μ of that test on
+    the ledger's discrete Gaussians (σ = 0.69 here: 2.16, above the continuous √(2ρ) = 2.06). A
+    white box reading the wrong cell, or with the wrong sign, certifies nothing."""
+    result = run_audit(AuditSetting("independent", 4.0, 0.1), 120)
+    assert result.gdp["threshold"] == 0.0 and result.gdp["runs_evaluated"]["in"] == 120
+    assert 0.4 * result.ledger_mu <= result.gdp["mu_lower_bound"] <= result.discrete_mu
+
+
+def _job_on_d_prime(setting: AuditSetting, folder):
+    """The setting's job on D' (config, schema and CSV written to ``folder``), releasing to
+    ``folder``/out."""
+    folder.mkdir(exist_ok=True)
+    (folder / "d.csv").write_text(setting.table(True))
+    (folder / "job.yaml").write_text(yaml.safe_dump(
+        setting.config(folder / "d.csv", folder / "out")))
+    return load_job(folder / "job.yaml")
+
+
+def test_the_ledgers_rho_is_the_plans(tmp_path) -> None:
+    """``ledger_rho`` of a run's manifest (its events' zCDP, or AIM's filter's reserved ρ) is
+    the ρ the planner allotted the stages, computed independently; an event without a zCDP
+    bound (DP-SGD) gives nan."""
+    for setting in (AuditSetting("mst", 1.0, 0.1), AuditSetting("aim", 1.0, 0.1)):
+        manifest = runner.run_job(_job_on_d_prime(setting, tmp_path / setting.recipe)).manifest
+        planned = sum(stage["rho"] for stage in manifest["plan"]["stages"])
+        assert planned > 0
+        assert ledger_rho(manifest["ledger"]) == pytest.approx(planned, rel=1e-9)
+    dpsgd = {"events": [{"sample_rate": 0.1, "noise_multiplier": 1.0, "steps": 10,
+                         "label": "", "kind": "subsampled_gaussian"}], "adaptive": []}
+    assert math.isnan(ledger_rho(dpsgd))
 
 
 def caught_unless(runs: int, epsilon: float, delta: float) -> float:
@@ -365,3 +418,18 @@ def test_the_selection_table_ties_two_candidates_the_canary_pulls_apart() -> Non
 
 def setting_table_has_canary(setting: AuditSetting, canary: tuple[str, ...]) -> bool:
     return setting.table(True).splitlines()[-1] == ",".join(canary)
+
+
+def test_the_released_model_holds_the_measurements_the_white_box_reads(tmp_path) -> None:
+    """The white box reads the run's pipeline state (``capture_state``); the release's model files
+    (``model.json``, ``model.npz``) hold the same noisy measurements, so the measurements' ratio
+    computed from the release itself is the same number."""
+    setting = AuditSetting("mst", 1.0, 0.1, stages=TIGHT_STAGES["mst"])
+    with capture_state() as states:
+        runner.run_job(_job_on_d_prime(setting, tmp_path))
+    released = load_model(tmp_path / "out")
+    from_release = SimpleNamespace(measurements=released.measurements,
+                                   coarsening=released.coarsening)
+    assert len(released.measurements) == len(states[0].measurements) == 3
+    assert measurement_log_ratio(from_release, setting) == pytest.approx(
+        measurement_log_ratio(states[0], setting), rel=1e-12)
