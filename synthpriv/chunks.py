@@ -137,7 +137,7 @@ def file_header(path: str | Path, schema: Schema) -> list[str]:
     """The column names of the table at ``path`` in file order, checked against the schema."""
     path = Path(path)
     parquet = is_parquet(path)
-    names = _parquet_file(path).schema_arrow.names if parquet else header_names(csv_header(path))
+    names = parquet_columns(_parquet_file(path)) if parquet else header_names(csv_header(path))
     _check_header(names, schema, path)
     return names
 
@@ -267,10 +267,20 @@ def _parquet_batches(
     """Batches of the Parquet file's cells as text ('' for null), the same input the CSV path
     gives ``parse_chunk``."""
     source = _parquet_file(path)
-    names = source.schema_arrow.names
+    names = parquet_columns(source)
     _check_header(names, schema, path)
-    for batch in source.iter_batches(batch_size=chunk_rows, row_groups=row_groups):
+    for batch in source.iter_batches(batch_size=chunk_rows, row_groups=row_groups, columns=names):
         yield pa.RecordBatch.from_arrays([_as_text(c) for c in batch.columns], names=names)
+
+
+def parquet_columns(source: pq.ParquetFile) -> list[str]:
+    """The Parquet file's columns as pandas reads them: the index pandas stored beside the data
+    (``__index_level_0__`` or a named index, listed in the file's pandas metadata) is not a
+    column, as ``pandas.read_parquet`` reads it back as the index."""
+    names = source.schema_arrow.names
+    metadata = source.schema_arrow.pandas_metadata or {}
+    stored_index = {c for c in metadata.get("index_columns", []) if isinstance(c, str)}
+    return [name for name in names if name not in stored_index]
 
 
 def _as_text(column: pa.Array) -> pa.Array:

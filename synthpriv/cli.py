@@ -36,9 +36,11 @@ def _job(args: argparse.Namespace) -> Job:
     return job
 
 
-def format_plan(plan: Plan) -> str:
+def format_plan(plan: Plan, delta_is_default: bool = False) -> str:
+    """The plan as ``synthpriv plan`` prints it; ``delta_is_default``: the config gave no δ."""
+    default = " (default: budget.delta not given)" if delta_is_default else ""
     lines = [
-        f"budget: ε = {plan.target_epsilon:g}, δ = {plan.delta:g} ({plan.neighbouring})",
+        f"budget: ε = {plan.target_epsilon:g}, δ = {plan.delta:g}{default} ({plan.neighbouring})",
         f"{'stage':<12} {'share':>6} {'rho (zCDP)':>12}  noise",
     ]
     for stage in plan.stages:
@@ -68,7 +70,7 @@ def command_plan(args: argparse.Namespace) -> int:
 
     job = _job(args)
     plan, stages = SynthesisJob(job).planned
-    print(format_plan(plan))
+    print(format_plan(plan, "delta" not in job.config.budget.model_fields_set))
     for message in plan_messages(job, plan, stages):
         print(message, file=sys.stderr)
     return 0

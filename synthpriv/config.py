@@ -20,7 +20,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from synthpriv.errors import ConfigError, DataError, SchemaError, SynthprivError
-from synthpriv.schema import Schema, load_schema, parse_schema, safe_load_yaml
+from synthpriv.schema import Schema, load_schema, parse_schema, safe_load_yaml, yaml_problem
 from synthpriv.validation import describe_validation_error
 
 
@@ -51,11 +51,16 @@ class DataConfig(_Strict):
     workers: int = Field(default=2, ge=1, description="dask only: local cluster's worker processes")
 
 
+DEFAULT_DELTA = 1e-6
+
+
 class BudgetConfig(_Strict):
     """The total (ε, δ) of the job under the declared neighbouring relation."""
 
     epsilon: float = Field(gt=0, allow_inf_nan=False)
-    delta: float = Field(gt=0, lt=1)
+    delta: float = Field(
+        default=DEFAULT_DELTA, gt=0, lt=1, description="δ; default 1e-6 (public: depends on no "
+        "data; the plan says when it is the default)")
     neighbouring: Literal["add_remove", "replace_one"] = "add_remove"
     allow_large_delta: bool = False
     domain_share: float | None = Field(
@@ -276,7 +281,7 @@ def read_yaml(path: Path, what: str) -> object:
     except IsADirectoryError:
         raise ConfigError(f"{what} is a folder, not a YAML file: {path}") from None
     except (yaml.YAMLError, UnicodeDecodeError) as error:
-        raise ConfigError(f"{path}: not valid YAML: {error}") from None
+        raise ConfigError(yaml_problem(path, error)) from None
 
 
 def load_job(path: str | Path) -> Job:

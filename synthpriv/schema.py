@@ -595,6 +595,20 @@ def safe_load_yaml(text: str) -> object:
     return yaml.load(text, Loader=_FAST_LOADER)
 
 
+def yaml_problem(path: Path | str, error: Exception) -> str:
+    """A YAML (or encoding) error as one line naming the file, line and column, and what the
+    parser expected there (PyYAML itself names '<unicode string>', not the file)."""
+    if isinstance(error, UnicodeDecodeError):
+        return f"{path}: not UTF-8 (invalid byte at offset {error.start}). Re-save it as UTF-8."
+    mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
+    where = f", line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    problem = getattr(error, "problem", None) or str(error)
+    context = getattr(error, "context", None)
+    detail = f"{problem} ({context})" if context else problem
+    return (f"{path}{where}: not valid YAML: {detail}. Check the indentation, colons and "
+            "brackets there; quote text that holds ': ' or '#'.")
+
+
 class _SchemaLoader(_FAST_LOADER):  # type: ignore[misc, valid-type]
     """The safe loader, with numbers that remember their text (``category_text`` reads them)."""
 
@@ -636,10 +650,6 @@ def load_schema(path: str | Path) -> Schema:
         ) from None
     except IsADirectoryError:
         raise SchemaError(f"schema path is a folder, not a YAML file: {path}") from None
-    except UnicodeDecodeError as error:
-        raise SchemaError(
-            f"{path}: not UTF-8 (invalid byte at offset {error.start}). Re-save it as UTF-8."
-        ) from None
-    except yaml.YAMLError as error:
-        raise SchemaError(f"{path}: not valid YAML: {error}") from None
+    except (yaml.YAMLError, UnicodeDecodeError) as error:
+        raise SchemaError(yaml_problem(path, error)) from None
     return parse_schema(raw, str(path))

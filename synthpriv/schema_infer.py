@@ -183,4 +183,4 @@ def _plain(value: float) -> float | int:
 
 def schema_yaml(schema: dict, safe: bool = False) -> str:
     header = "".join(f"# {line}\n" for line in textwrap.wrap(SAFE_HEADER if safe else WARNING, 98))
-    return header + yaml.safe_dump(schema, sort_keys=False, width=100)
+    return header + yaml.safe_dump(schema, sort_keys=False, width=100, allow_unicode=True)

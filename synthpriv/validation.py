@@ -65,6 +65,8 @@ def describe_validation_error(error: ValidationError, model: type[BaseModel], so
             guess = difflib.get_close_matches(key, vocabulary, n=1, cutoff=0.6)
             hint = f" Did you mean '{guess[0]}'?" if guess else " Remove it."
             lines.append(f"  - unknown key '{location}'.{hint}")
+        elif problem["type"] == "union_tag_invalid":
+            lines.append(_bad_tag(location, problem.get("ctx", {}), problem.get("input")))
         elif problem["type"] == "missing":
             lines.append(f"  - missing required key '{location}'. Add it.")
         else:
@@ -72,3 +74,16 @@ def describe_validation_error(error: ValidationError, model: type[BaseModel], so
             shown = repr(found) if not isinstance(found, dict | list) else type(found).__name__
             lines.append(f"  - '{location}': {problem['msg']} (found {shown}).")
     return "\n".join(lines)
+
+
+def _bad_tag(location: str, context: dict, found: object) -> str:
+    """A value of a tagged choice (a column's ``kind``) that is none of the choices; the
+    entry's ``name``, when it has one, says which."""
+    key = str(context.get("discriminator", "kind")).strip("'")
+    tag = str(context.get("tag", ""))
+    expected = [t.strip(" '") for t in str(context.get("expected_tags", "")).split(",") if t.strip()]
+    guess = difflib.get_close_matches(tag, expected, n=1, cutoff=0.6)
+    hint = f" Did you mean '{guess[0]}'?" if guess else ""
+    named = f" (column '{found['name']}')" if isinstance(found, dict) and "name" in found else ""
+    return (f"  - '{location}.{key}'{named}: '{tag}' is not a {key}; expected one of "
+            f"{', '.join(expected)}.{hint}")

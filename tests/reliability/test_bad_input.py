@@ -99,7 +99,8 @@ BAD_CONFIG = [
     ("a negative seed", {"seed": -1}, ["'seed'", "non-negative integer"]),
     ("a malformed schema",
      {"data": {"schema": {"columns": [{"name": "age", "kind": "integr", "lower": 0, "upper": 1}]}}},
-     ["data.schema: invalid Schema", "'integr'", "'categorical', 'integer', 'continuous'"]),
+     ["data.schema: invalid Schema", "'integr'", "expected one of categorical, integer, continuous",
+      "Did you mean 'integer'"]),
     ("a marginal over max_model_cells (mst counts every pair)",
      {"pipeline": {"recipe": "mst", "stages": {"marginals": {"max_model_cells": 30}}}},
      ["the mst selection counts the marginal age×income with 90 cells, above "
