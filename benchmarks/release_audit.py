@@ -32,11 +32,10 @@ from pathlib import Path
 import numpy as np
 
 from synthpriv import domain_stage
-from synthpriv.generators import dpsgd
+from synthpriv.evaluation.release_audit import SETTINGS, run_release_audit
 from synthpriv.marginals import compress
 from synthpriv.marginals import stage as marginals_stage
 from synthpriv.marginals.measurement import Measurement
-from synthpriv.evaluation.release_audit import SETTINGS, run_release_audit
 
 
 @contextlib.contextmanager
@@ -136,6 +135,8 @@ def exact_bounds() -> Iterator[None]:
 @contextlib.contextmanager
 def half_noise() -> Iterator[None]:
     """DP-SGD trains at half the noise multiplier the plan chose (the ledger records it whole)."""
+    from synthpriv.generators import dpsgd  # imports torch and Opacus: only when planted
+
     original = dpsgd.make_private
 
     def make_private(model, optimizer, noise_multiplier, *args, **kwargs):
