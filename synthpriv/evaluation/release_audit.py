@@ -424,6 +424,32 @@ def measured_noise_std(steps: Sequence[DpSgdStep]) -> float:
     return float(np.sqrt(np.mean(noise ** 2)))
 
 
+def noise_certificate(
+    steps: Sequence[DpSgdStep], manifest: dict, delta: float, alpha: float
+) -> dict[str, float]:
+    """An ε lower bound for DP-SGD from the noise it was measured to add (white box).
+
+    Every coordinate of noised − clipped sum is N(0, s²) with s the std actually used, so
+    Σ noise² / s² ~ χ²(N) over the N coordinates of all captured steps: s ≤ s_ub =
+    sqrt(Σ noise² / χ²_α(N)) with probability ≥ 1 − α. DP-SGD whose per-example clipped
+    gradient reaches norm C (the canary's does: ``_clipped_gradients``) and whose noise is at most
+    s_ub is no better than ε(s_ub/C): the ledger's accountant prices that event
+    (``SubsampledGaussianEvent(q, s_ub/C, steps)``, PLD or RDP, the tighter) — the bound is
+    as tight as the accountant. It assumes Poisson sampling at the q the ledger records."""
+    from scipy.stats import chi2
+
+    from synthpriv.privacy.accountant import Ledger, SubsampledGaussianEvent
+
+    noise = np.concatenate([s.noised - s.clipped for s in steps]).astype(float)
+    z, q, clip = ledger_dpsgd(manifest)
+    upper = float(np.sqrt(np.sum(noise ** 2) / chi2.ppf(alpha, noise.size)))
+    event = next(e for e in manifest["ledger"]["events"] if "sample_rate" in e)
+    ledger = Ledger(manifest["ledger"]["neighbouring"])
+    ledger.record(SubsampledGaussianEvent(q, upper / clip, int(event["steps"])))
+    return {"eps_lower_bound": ledger.epsilon(delta), "noise_std": measured_noise_std(steps),
+            "noise_std_upper": upper, "ledger_noise_std": z * clip, "coordinates": noise.size}
+
+
 def _clipped_gradients(network, params, rows: np.ndarray, clip: float) -> np.ndarray:
     """Per-row gradients of the network's loss at ``params``, each clipped to L2 norm ``clip``
     (as DP-SGD clips them)."""
@@ -518,10 +544,13 @@ class ReleaseAuditResult:
 def audit_release_runs(
     setting: ReleaseSetting, runs: int, folder: Path,
     progress: Callable[[str], None] | None = None,
-) -> tuple[dict[str, dict[str, np.ndarray]], float]:
+) -> tuple[dict[str, dict[str, np.ndarray]], float, list[DpSgdStep], dict]:
     """``runs`` runs of the real job on D' ("in") and D ("out"), interleaved; every view scored
-    on every run's release folder. Returns {view: {"in": scores, "out": scores}}, ledger ε."""
+    on every run's release folder. Returns {view: {"in": scores, "out": scores}}, the ledger's
+    ε, every captured DP-SGD step and the last manifest."""
     scores = {v: {"in": np.empty(runs), "out": np.empty(runs)} for v in setting.views}
+    captured: list[DpSgdStep] = []
+    manifest: dict = {}
     claimed = math.nan
     with (cached_accounting(), capture_state() as states,
           capture_dpsgd(setting.recipe in ("dpsgd", "hybrid")) as steps):
@@ -540,13 +569,15 @@ def audit_release_runs(
                 network = getattr(states[-1].model, "network", None)
                 states.clear()
                 release = Release.read(Path(job.config.output.dir), list(steps), network)
+                captured += steps
                 steps.clear()
+                manifest = release.manifest
                 for view in setting.views:
                     scores[view][side][i] = VIEWS[view](release, setting)
                 claimed = result.manifest["guarantee"]["epsilon"]
             if progress is not None and (i + 1) % max(1, runs // 10) == 0:
                 progress(f"{setting.label}: {i + 1}/{runs} runs per side")
-    return scores, float(claimed)
+    return scores, float(claimed), captured, manifest
 
 
 def run_release_audit(
@@ -554,19 +585,21 @@ def run_release_audit(
     progress: Callable[[str], None] | None = None, selection_fraction: float = 0.5,
     mutation: str = "none",
 ) -> ReleaseAuditResult:
-    """Audit ``setting`` with ``runs`` runs per side; each view's bound at level α/k (k views),
-    the largest at confidence 1 − 2α. ``mutation`` only labels the result (the caller plants
-    it)."""
+    """Audit ``setting`` with ``runs`` runs per side; each view's bound at level α/k (k views,
+    plus the DP-SGD noise certificate when the runs trained a generator), the largest at
+    confidence 1 − 2α. ``mutation`` only labels the result (the caller plants it)."""
     start = time.perf_counter()
     with contextlib.ExitStack() as stack:
         if folder is None:
             folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="relaudit-")))
-        scores, claimed = audit_release_runs(setting, runs, folder, progress)
+        scores, claimed, steps, manifest = audit_release_runs(setting, runs, folder, progress)
     seconds = time.perf_counter() - start
-    level = alpha / len(setting.views)
+    level = alpha / (len(setting.views) + bool(steps))
     bounds = {
         view: empirical_epsilon(scores[view]["in"], scores[view]["out"], setting.delta, level,
                                 np.random.default_rng(index), selection_fraction)
         for index, view in enumerate(setting.views)
     }
+    if steps:
+        bounds["white:dpsgd_noise"] = noise_certificate(steps, manifest, setting.delta, level)
     return ReleaseAuditResult(setting, runs, alpha, claimed, seconds, scores, bounds, mutation)
