@@ -538,6 +538,8 @@ class ReleaseAuditResult:
             "certified": round(self.certified, 4), "confidence": self.confidence,
             "by_view": {v: round(b["eps_lower_bound"], 4) for v, b in self.bounds.items()},
             "runs_per_side": self.runs, "seconds": round(self.seconds, 1),
+            **{k: round(float(v), 4) for k, v in self.bounds.get("white:dpsgd_noise", {}).items()
+               if k != "eps_lower_bound"},
         }
 
 
