@@ -1,0 +1,190 @@
+"""End-to-end audit of the whole release folder (synthpriv.evaluation.release_audit): the real job
+on neighbouring tables at decision boundaries, every released file scored, against planted
+privacy bugs.
+
+    .venv/bin/python benchmarks/release_audit.py --runs 60 --out benchmarks/results/release_audit.jsonl
+    .venv/bin/python benchmarks/release_audit.py --cases grid:none,grid:true_n --runs 200
+
+A case is ``setting:mutation``. The mutations are planted here by monkeypatching (never in the
+library) and each is audited on the setting whose boundary it crosses:
+
+* ``true_n``: the exact row count, not the noisy one, sizes the adaptive grid (``_records``);
+* ``exact_bins``: the adaptive bins chosen from the exact 1-way counts (the noisy masses kept);
+* ``exact_masses``: the exact fine counts saved as decoding masses in model.npz;
+* ``exact_bounds``: DP bounds read from the exact bucket counts (no noise, so no occupancy
+  allowance for it);
+* ``half_noise``: DP-SGD run at half the noise multiplier the ledger records.
+
+Each line of the output (and of ``--out``, JSON lines): ledger ε, certified ε (the largest
+view; each view's bound at level α/k), the bound of every view, runs per side, seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import logging
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+
+from synthpriv import domain_stage
+from synthpriv.evaluation.release_audit import SETTINGS, run_release_audit
+from synthpriv.marginals import compress
+from synthpriv.marginals import stage as marginals_stage
+from synthpriv.marginals.measurement import Measurement
+
+
+@contextlib.contextmanager
+def patched(owner: object, name: str, value: object) -> Iterator[None]:
+    original = getattr(owner, name)
+    setattr(owner, name, value)
+    try:
+        yield
+    finally:
+        setattr(owner, name, original)
+
+
+@contextlib.contextmanager
+def true_n() -> Iterator[None]:
+    """The grid is sized by the exact n (the noisy count is still drawn and recorded)."""
+    original = marginals_stage.MarginalsStage._records
+
+    def records(self, state, plan, ledger, source):
+        noisy = original(self, state, plan, ledger, source)
+        return None if noisy is None else float(state.data.records)
+
+    with patched(marginals_stage.MarginalsStage, "_records", records):
+        yield
+
+
+@contextlib.contextmanager
+def _seen_data() -> Iterator[dict]:
+    """Keeps the count source ``_adapt`` chooses the domain from (to read exact counts)."""
+    seen: dict = {}
+    original = marginals_stage.MarginalsStage._adapt
+
+    def adapt(self, state, data, one_way, fine, grid):
+        seen["data"] = data
+        return original(self, state, data, one_way, fine, grid)
+
+    with patched(marginals_stage.MarginalsStage, "_adapt", adapt):
+        yield seen
+
+
+def _exact(seen: dict, one_way) -> list[Measurement]:
+    data = seen["data"]
+    return [Measurement(m.clique, np.asarray(data.marginal(m.clique), float), m.sigma)
+            for m in one_way]
+
+
+@contextlib.contextmanager
+def exact_bins() -> Iterator[None]:
+    """The coarse cells chosen from exact 1-way counts and the exact total; masses still the
+    noisy fit."""
+    original = marginals_stage.choose_coarsening
+    with _seen_data() as seen:
+        def choose(schema, fine, one_way, records, **kwargs):
+            noisy = original(schema, fine, one_way, records, **kwargs)
+            exact = _exact(seen, one_way)
+            chosen = original(schema, fine, exact, float(exact[0].noisy_counts.sum()), **kwargs)
+            return compress.Coarsening(fine, chosen.coarse, chosen.maps, noisy.masses,
+                                       noisy.fitted)
+
+        with patched(marginals_stage, "choose_coarsening", choose):
+            yield
+
+
+@contextlib.contextmanager
+def exact_masses() -> Iterator[None]:
+    """The adaptive columns' decoding masses are their exact counts (saved in model.npz)."""
+    original = marginals_stage.choose_coarsening
+    with _seen_data() as seen:
+        def choose(schema, fine, one_way, records, **kwargs):
+            chosen = original(schema, fine, one_way, records, **kwargs)
+            exact = {m.clique[0]: m.noisy_counts for m in _exact(seen, one_way)}
+            masses = {a: (exact[a] if a in chosen.fitted else m) for a, m in chosen.masses.items()}
+            return compress.Coarsening(fine, chosen.coarse, chosen.maps, masses, chosen.fitted)
+
+        with patched(marginals_stage, "choose_coarsening", choose):
+            yield
+
+
+@contextlib.contextmanager
+def exact_bounds() -> Iterator[None]:
+    """DP bounds read from the exact bucket counts: the noisy histogram is drawn (and its
+    event recorded) but the bounds come from the exact one, with no noise to allow for."""
+    histogram, bounds = domain_stage.discrete_gaussian_histogram, domain_stage.bounds_from_noisy
+    exact: list = []
+
+    def noisy_histogram(counts, sigma, source):
+        exact.append(np.asarray(counts))
+        return histogram(counts, sigma, source)
+
+    def from_exact(noisy, sigma, grid):
+        return bounds(exact.pop().astype(float), 1e-12, grid)
+
+    with (patched(domain_stage, "discrete_gaussian_histogram", noisy_histogram),
+          patched(domain_stage, "bounds_from_noisy", from_exact)):
+        yield
+
+
+@contextlib.contextmanager
+def half_noise() -> Iterator[None]:
+    """DP-SGD trains at half the noise multiplier the plan chose (the ledger records it whole)."""
+    from synthpriv.generators import dpsgd  # imports torch and Opacus: only when planted
+
+    original = dpsgd.make_private
+
+    def make_private(model, optimizer, noise_multiplier, *args, **kwargs):
+        return original(model, optimizer, noise_multiplier / 2, *args, **kwargs)
+
+    with patched(dpsgd, "make_private", make_private):
+        yield
+
+
+MUTATIONS = {"none": contextlib.nullcontext, "true_n": true_n, "exact_bins": exact_bins,
+             "exact_masses": exact_masses, "exact_bounds": exact_bounds,
+             "half_noise": half_noise}
+# Each mutation on the setting whose boundary it crosses, and each setting unmutated.
+CASES = ("grid:none", "grid:true_n", "point_mass:none", "point_mass:exact_bins",
+         "point_mass:exact_masses", "far_canary:none", "far_canary:exact_bounds",
+         "discovered_category:none", "dpsgd:none", "dpsgd:half_noise")
+
+
+def audit_case(case: str, runs: int, epsilon: float, alpha: float, selection_fraction: float,
+               progress=None):
+    """Audit one ``setting:mutation`` case; the mutation is planted for the runs only."""
+    name, mutation = case.split(":")
+    setting = SETTINGS[name](epsilon)
+    with MUTATIONS[mutation]():
+        return run_release_audit(setting, runs, alpha, progress=progress,
+                                 selection_fraction=selection_fraction, mutation=mutation)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cases", default=",".join(CASES), help="comma-separated setting:mutation")
+    parser.add_argument("--epsilon", type=float, default=1.0)
+    parser.add_argument("--runs", type=int, default=60, help="runs per side (D and D')")
+    parser.add_argument("--alpha", type=float, default=0.05, help="confidence is 1 - 2·alpha")
+    parser.add_argument("--selection-fraction", type=float, default=0.5)
+    parser.add_argument("--out", type=Path, help="append JSON lines here")
+    args = parser.parse_args(argv)
+    logging.getLogger().setLevel(logging.ERROR)  # dp-accounting's RDP warnings (DP-SGD plans)
+    for case in args.cases.split(","):
+        result = audit_case(case, args.runs, args.epsilon, args.alpha, args.selection_fraction,
+                            progress=lambda m: print(m, file=sys.stderr, flush=True))
+        line = json.dumps({**result.summary(), "selection_fraction": args.selection_fraction})
+        print(line, flush=True)
+        if args.out is not None:
+            with args.out.open("a") as out:
+                out.write(line + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
