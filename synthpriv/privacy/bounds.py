@@ -11,6 +11,36 @@ Mechanism: the exact bucket counts plus discrete Gaussian noise N_Z(0, σ²) per
 falls in exactly one bucket (a missing value in none), so the histogram has L2 sensitivity 1
 under add/remove (√2 under replace-one): a DiscreteGaussianEvent(σ/Δ₂), priced like any 1-way
 marginal. Reading the bounds from the noisy counts (``bounds_from_noisy``) is post-processing.
+
+The read-out (``read_bounds``), a DP quantile on the noisy histogram's CDF:
+
+1. *support*: buckets whose noisy count passes the occupancy threshold (≈ 4.4σ: pure noise
+   passes it in any empty bucket with probability ≤ FALSE_OCCUPANCY), then, outward from the
+   outermost of them, each next bucket whose noisy count is ≥ EXTEND_NOISE·σ (a tail is
+   contiguous with the bulk: testing the one bucket next to it needs no union bound over the
+   ~130 others, so a thin tail, 2σ rather than 4.4σ, is kept; an empty neighbour passes with
+   probability Φ(−2) ≈ 2.3 %, which at worst doubles the range);
+2. *quantile*: over the noisy counts of the support, the first and last buckets where the
+   cumulative mass passes CLIP_SHARE (0.5 %) from each end: at most that share of the noisy
+   kept mass is clipped on each side by choice;
+3. *guard*: a side whose edge was set by the noise rather than by the quantile (nothing was
+   trimmed there) gets one more bucket outward (never across zero) when the support spans more
+   than one octave and the tail the noise may hide there (up to EXTEND_NOISE·σ rows) exceeds
+   CLIP_SHARE of the noisy total — on small tables, not on large ones. Such a tail
+   would be clipped onto the bound, and the fine grid keeps a bound as a cell of its own, which
+   the adaptive domain then reads as a point mass that is not in the data (issue 24: 25 % of an
+   amount column at 4,095). The guard doubles a spread column's range at most; a column within
+   one octave (years 1024–2047, a rate in [0.5, 1)) keeps its range, so its fine grid keeps one
+   cell per value.
+
+Why a histogram and not an exponential-mechanism quantile (Smith 2011; JointExp, Gillenwater et
+al. 2021) or an unbounded search (Durfee 2023): those need a public range or a pure-DP
+AboveThreshold event, and their rank error is (2/ε)·ln(candidates) per quantile at the ε a
+column gets here (ε ≈ √(8ρ) ≈ 0.06 for ρ ≈ 4·10⁻⁴: ≈ 350 rows), against σ ≈ 35 per bucket for
+the histogram at the same ρ; the histogram is also one Gaussian event the ledger already prices
+exactly. Octaves rather than finer buckets: a finer public grid splits a thin tail over more
+buckets, each needing the same 4.4σ (quarter-octaves would need ≈ 2× the rows per octave to see
+a tail), and the fine grid and adaptive domain resolve the values inside the bounds anyway.
 """
 
 from __future__ import annotations
@@ -24,7 +54,13 @@ from scipy.stats import norm
 MAX_EXPONENT = 64
 MIN_EXPONENT = {"integer": 0, "continuous": -16}
 FALSE_OCCUPANCY = 1e-3  # chance that noise alone makes some empty bucket look occupied
-TAIL = 1e-3  # share of the noisy mass each bound may leave outside (on each side)
+# A bucket next to the support is kept when its noisy count is ≥ 2σ: an empty one passes with
+# probability Φ(−2) ≈ 2.3 % (chosen from the noise arithmetic, not tuned on any table).
+EXTEND_NOISE = 2.0
+# Share of the noisy kept mass each bound may clip by choice, on each side: below 1/(2·32), so
+# a clipped tail holds less than half of one of the adaptive domain's 32 bins and cannot become
+# a bin, a "point mass", of its own (synthpriv/marginals/compress.py; arithmetic, not tuned).
+CLIP_SHARE = 0.005
 
 
 @dataclass(frozen=True)
@@ -81,22 +117,70 @@ def occupancy_threshold(sigma: float, buckets: int) -> float:
     return sigma * float(norm.isf(FALSE_OCCUPANCY / buckets))
 
 
-def bounds_from_noisy(
-    noisy: np.ndarray, sigma: float, buckets: Buckets
-) -> tuple[float, float] | None:
-    """[lower, upper] from noisy bucket counts (post-processing): counts below the occupancy
-    threshold are taken as zero; the lower bound is the first value of the lowest bucket where
-    the cumulative mass passes TAIL of the total, the upper bound the last value of the highest
-    such bucket from above. None when no bucket is occupied."""
-    kept = np.where(noisy >= occupancy_threshold(sigma, buckets.size), noisy, 0.0)
+@dataclass(frozen=True)
+class BoundsReading:
+    """What the read-out chose (post-processing of one noisy histogram): the bounds, the bucket
+    range kept, and on each side whether the quantile trimmed noisy mass (True) or the edge of
+    the support set it (False) and whether a guard bucket was added."""
+
+    lower: float
+    upper: float
+    first: int
+    last: int
+    trimmed: tuple[bool, bool]
+    guarded: tuple[bool, bool]
+
+
+def support(noisy: np.ndarray, sigma: float) -> np.ndarray:
+    """Which buckets hold data as the noise lets us see it: those above the occupancy threshold,
+    and outward from the outermost of them each next bucket ≥ EXTEND_NOISE·σ (module docstring,
+    step 1). All False when no bucket passes the threshold."""
+    noisy = np.asarray(noisy, dtype=float)
+    kept = noisy >= occupancy_threshold(sigma, noisy.size)
+    if not kept.any():
+        return kept
+    first, last = int(np.argmax(kept)), int(noisy.size - 1 - np.argmax(kept[::-1]))
+    while first > 0 and noisy[first - 1] >= EXTEND_NOISE * sigma:
+        first -= 1
+        kept[first] = True
+    while last < noisy.size - 1 and noisy[last + 1] >= EXTEND_NOISE * sigma:
+        last += 1
+        kept[last] = True
+    return kept
+
+
+def read_bounds(noisy: np.ndarray, sigma: float, buckets: Buckets) -> BoundsReading | None:
+    """The bounds read from noisy bucket counts (post-processing; the module docstring's three
+    steps). None when no bucket is above the noise: the caller falls back to a public rule."""
+    noisy = np.asarray(noisy, dtype=float)
+    kept = np.where(support(noisy, sigma), np.maximum(noisy, 0.0), 0.0)
     total = kept.sum()
     if total <= 0:
         return None
-    below = np.cumsum(kept)
-    above = np.cumsum(kept[::-1])[::-1]
-    first = int(np.argmax(below > TAIL * total))
-    last = int(len(kept) - 1 - np.argmax(above[::-1] > TAIL * total))
+    occupied = np.flatnonzero(kept > 0)
+    below, above = np.cumsum(kept), np.cumsum(kept[::-1])[::-1]
+    first = int(np.argmax(below > CLIP_SHARE * total))
+    last = int(len(kept) - 1 - np.argmax(above[::-1] > CLIP_SHARE * total))
+    trimmed = (first > occupied[0], last < occupied[-1])
+    middle = buckets.octaves
+    spread = last - first >= 2 or (first < middle < last)  # more than one octave
+    hidden = EXTEND_NOISE * sigma > CLIP_SHARE * total  # a tail the noise hides may be too large
+    guarded = [False, False]
+    # one bucket outward, never across zero (a positive column's lower edge stops at zero's)
+    if spread and hidden and not trimmed[0] and first > 0 and first != middle:
+        first, guarded[0] = first - 1, True
+    if spread and hidden and not trimmed[1] and last < len(kept) - 1 and last != middle:
+        last, guarded[1] = last + 1, True
     lower, upper = buckets.value_range(first)[0], buckets.value_range(last)[1]
     if math.isclose(upper, lower):  # one integer bucket (zero): bounds need lower < upper
         upper = lower + 1.0
-    return lower, upper
+    return BoundsReading(lower, upper, first, last, trimmed, (guarded[0], guarded[1]))
+
+
+def bounds_from_noisy(
+    noisy: np.ndarray, sigma: float, buckets: Buckets
+) -> tuple[float, float] | None:
+    """[lower, upper] from noisy bucket counts (``read_bounds``), or None when no bucket is
+    above the noise."""
+    reading = read_bounds(noisy, sigma, buckets)
+    return None if reading is None else (reading.lower, reading.upper)
