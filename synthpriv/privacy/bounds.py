@@ -14,12 +14,18 @@ marginal. Reading the bounds from the noisy counts (``bounds_from_noisy``) is po
 
 The read-out (``read_bounds``), a DP quantile on the noisy histogram's CDF:
 
-1. *support*: buckets whose noisy count passes the occupancy threshold (≈ 4.4σ: pure noise
-   passes it in any empty bucket with probability ≤ FALSE_OCCUPANCY), then, outward from the
-   outermost of them, each next bucket whose noisy count is ≥ EXTEND_NOISE·σ (a tail is
-   contiguous with the bulk: testing the one bucket next to it needs no union bound over the
-   ~130 others, so a thin tail, 2σ rather than 4.4σ, is kept; an empty neighbour passes with
-   probability Φ(−2) ≈ 2.3 %, which at worst doubles the range);
+1. *support*: the buckets whose noisy count passes the occupancy threshold (≈ 4.6σ) or, when
+   none does, the runs of 2 (else 4, else 8) adjacent buckets whose noisy sum passes theirs
+   (≈ 4.6σ·√width; pure noise passes any threshold of any run with probability ≤
+   FALSE_OCCUPANCY, union bound over all of them), each cut to its outermost buckets of noisy
+   count ≥ EXTEND_NOISE·σ (2σ); then, outward from the outermost of them, each next bucket ≥ 2σ. A
+   tail is contiguous with the bulk: testing the one bucket next to it needs no union bound
+   over the ~130 others, so a thin tail of 2σ rather than 4.6σ is kept, and an empty neighbour
+   passes with probability Φ(−2) ≈ 2.3 % (at worst doubling the range). The runs find a column
+   spread thinly over several octaves, which no single bucket shows on a small table. The 2σ
+   rule never extends from the zero bucket down to negative values: non-negative columns
+   (counts, amounts with many zeros) are common, and a column 97.5 % zero would otherwise get
+   −1 as its lower bound one run in forty; a negative run above the threshold is kept as ever;
 2. *quantile*: over the noisy counts of the support, the first and last buckets where the
    cumulative mass passes CLIP_SHARE (0.5 %) from each end: at most that share of the noisy
    kept mass is clipped on each side by choice;
@@ -39,7 +45,7 @@ AboveThreshold event, and their rank error is (2/ε)·ln(candidates) per quantil
 column gets here (ε ≈ √(8ρ) ≈ 0.06 for ρ ≈ 4·10⁻⁴: ≈ 350 rows), against σ ≈ 35 per bucket for
 the histogram at the same ρ; the histogram is also one Gaussian event the ledger already prices
 exactly. Octaves rather than finer buckets: a finer public grid splits a thin tail over more
-buckets, each needing the same 4.4σ (quarter-octaves would need ≈ 2× the rows per octave to see
+buckets, each needing the same 4.6σ (quarter-octaves would need ≈ 2× the rows per octave to see
 a tail), and the fine grid and adaptive domain resolve the values inside the bounds anyway.
 """
 
@@ -61,6 +67,11 @@ EXTEND_NOISE = 2.0
 # a clipped tail holds less than half of one of the adaptive domain's 32 bins and cannot become
 # a bin, a "point mass", of its own (synthpriv/marginals/compress.py; arithmetic, not tuned).
 CLIP_SHARE = 0.005
+# Runs of adjacent buckets tested for occupancy: a column spread over several octaves may hold
+# too few rows in any one of them (700 rows of an amount over 7 octaves: ≈ 160 at most, at the
+# threshold for σ = 35) but plenty in a run of them; the union bound over all runs raises the
+# one-bucket threshold from 4.3σ to 4.6σ (integers). Up to 8 octaves: a factor 256.
+WINDOWS = (1, 2, 4, 8)
 
 
 @dataclass(frozen=True)
@@ -111,10 +122,12 @@ class Buckets:
         return np.bincount(self.index(present), minlength=self.size).astype(np.int64)
 
 
-def occupancy_threshold(sigma: float, buckets: int) -> float:
-    """The noisy count above which a bucket counts as occupied: pure noise passes it in any of
-    ``buckets`` empty buckets with probability ≤ FALSE_OCCUPANCY (Gaussian tail, union bound)."""
-    return sigma * float(norm.isf(FALSE_OCCUPANCY / buckets))
+def occupancy_threshold(sigma: float, buckets: int, width: int = 1) -> float:
+    """The noisy sum above which a run of ``width`` adjacent buckets counts as occupied: pure
+    noise (σ√width) passes it in any of the runs of every width in WINDOWS over ``buckets``
+    buckets with probability ≤ FALSE_OCCUPANCY (Gaussian tail, union bound over all runs)."""
+    runs = sum(max(buckets - w + 1, 0) for w in WINDOWS)
+    return sigma * math.sqrt(width) * float(norm.isf(FALSE_OCCUPANCY / runs))
 
 
 @dataclass(frozen=True)
@@ -132,18 +145,30 @@ class BoundsReading:
 
 
 def support(noisy: np.ndarray, sigma: float) -> np.ndarray:
-    """Which buckets hold data as the noise lets us see it: those above the occupancy threshold,
-    and outward from the outermost of them each next bucket ≥ EXTEND_NOISE·σ (module docstring,
-    step 1). All False when no bucket passes the threshold."""
+    """Which buckets hold data as the noise lets us see it (module docstring, step 1): the single
+    buckets that pass the occupancy threshold or, when none does, the runs of the narrowest
+    width in WINDOWS of which some pass theirs, each cut to its outermost buckets of noisy count
+    ≥ EXTEND_NOISE·σ; then, outward from the outermost kept bucket, each next bucket ≥
+    EXTEND_NOISE·σ. All False when no run passes."""
     noisy = np.asarray(noisy, dtype=float)
-    kept = noisy >= occupancy_threshold(sigma, noisy.size)
+    kept = np.zeros(noisy.size, dtype=bool)
+    evident = noisy >= EXTEND_NOISE * sigma
+    for width in WINDOWS:  # the narrowest runs that show anything: wider ones only if none do
+        if width > noisy.size or kept.any():
+            break
+        sums = np.convolve(noisy, np.ones(width), mode="valid")
+        for start in np.flatnonzero(sums >= occupancy_threshold(sigma, noisy.size, width)):
+            inside = np.flatnonzero(evident[start:start + width])
+            if inside.size:
+                kept[start + inside[0]:start + inside[-1] + 1] = True
     if not kept.any():
         return kept
     first, last = int(np.argmax(kept)), int(noisy.size - 1 - np.argmax(kept[::-1]))
-    while first > 0 and noisy[first - 1] >= EXTEND_NOISE * sigma:
+    middle = noisy.size // 2  # the zero bucket: the 2σ rule never extends from it to negatives
+    while first > 0 and first != middle and evident[first - 1]:
         first -= 1
         kept[first] = True
-    while last < noisy.size - 1 and noisy[last + 1] >= EXTEND_NOISE * sigma:
+    while last < noisy.size - 1 and evident[last + 1]:
         last += 1
         kept[last] = True
     return kept

@@ -163,7 +163,7 @@ def test_bounds_ignore_buckets_below_the_occupancy_threshold() -> None:
     buckets, sigma = Buckets("integer"), 10.0  # 7,400 rows: 2σ below 0.5 %, so no guard
     noisy = buckets.counts(np.repeat(np.arange(17, 91), 100).astype(float)).astype(float)
     far = int(buckets.index(np.array([2.0**40]))[0])
-    noisy[far] = occupancy_threshold(sigma, buckets.size) * 0.99
+    noisy[far] = occupancy_threshold(sigma, buckets.size) * 0.99  # alone: neighbours are 0
     assert bounds_from_noisy(noisy, sigma, buckets) == (16.0, 127.0)
 
 
