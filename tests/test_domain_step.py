@@ -382,3 +382,34 @@ def test_a_public_row_count_sets_the_discovery_threshold_near_five_percent(
     if records == 200_000:  # the default's T is already far below 5 %: nothing changes
         assert share == pytest.approx(default_stages[0][1])
     assert plan.epsilon <= 1.0
+
+
+@pytest.mark.parametrize("records, warned", [(None, False), (60, True), (10_000_000, False)])
+def test_the_plan_states_what_the_domain_noise_lets_through(
+    tmp_path: Path, records: int | None, warned: bool
+) -> None:
+    """The plan's domain messages carry the planned discovery threshold T and the rows DP bounds
+    need (the occupancy threshold at the plan's σ), and warn only when a public row count shows
+    values holding 5 % are lost and no column can get bounds (60 rows: the share is capped, T
+    and the rows bounds need over four octaves both exceed 3 and 60). Public only:
+    the same messages for any table with this config."""
+    from synthpriv.plan_warnings import plan_messages
+    from synthpriv.privacy.bounds import occupancy_threshold
+
+    path = _job(tmp_path)
+    if records is not None:
+        config = yaml.safe_load(path.read_text())
+        config["data"]["public_records"] = records
+        path.write_text(yaml.safe_dump(config))
+    job = load_job(path)
+    plan, stages = plan_job(job)
+    noise = plan.stages[0].noise
+    messages = [m for m in plan_messages(job, plan, stages) if "stage 'domain'" in m]
+    assert len(messages) == 2
+    discovery, bounds = messages
+    assert f"about {noise['category_threshold']:,.0f} rows or more" in discovery
+    assert f"about {occupancy_threshold(noise['sigma'], Buckets('integer').size):,.0f} rows" in bounds
+    assert discovery.startswith("WARNING") == warned and bounds.startswith("WARNING") == warned
+    quiet = [m for m in plan_messages(job, plan, stages, informational=False)
+             if "stage 'domain'" in m]
+    assert len(quiet) == 2 * warned
