@@ -30,14 +30,15 @@ The read-out (``read_bounds``), a DP quantile on the noisy histogram's CDF:
    cumulative mass passes CLIP_SHARE (0.5 %) from each end: at most that share of the noisy
    kept mass is clipped on each side by choice;
 3. *guard*: a side whose edge was set by the noise rather than by the quantile (nothing was
-   trimmed there) gets one more bucket outward (never across zero) when the support spans more
-   than one octave and the tail the noise may hide there (up to EXTEND_NOISE·σ rows) exceeds
-   CLIP_SHARE of the noisy total — on small tables, not on large ones. Such a tail
-   would be clipped onto the bound, and the fine grid keeps a bound as a cell of its own, which
+   trimmed there) is widened when the support spans more than one octave and the tail the noise
+   may hide there (up to EXTEND_NOISE·σ rows a bucket) exceeds CLIP_SHARE of the noisy total —
+   on small tables, not on large ones: by one bucket away from zero (an upper bound doubles),
+   and towards zero down to 0 itself, never across it (a positive column's lower bound becomes
+   0, which widens a range spanning two octaves or more by a third at most). Such a tail would
+   be clipped onto the bound, and the fine grid keeps a bound as a cell of its own, which
    the adaptive domain then reads as a point mass that is not in the data (issue 24: 25 % of an
-   amount column at 4,095). The guard doubles a spread column's range at most; a column within
-   one octave (years 1024–2047, a rate in [0.5, 1)) keeps its range, so its fine grid keeps one
-   cell per value.
+   amount column at 4,095). A column within one octave (years 1024–2047, a rate in [0.5, 1))
+   keeps its range, so its fine grid keeps one cell per value.
 
 Why a histogram and not an exponential-mechanism quantile (Smith 2011; JointExp, Gillenwater et
 al. 2021) or an unbounded search (Durfee 2023): those need a public range or a pure-DP
@@ -191,12 +192,13 @@ def read_bounds(noisy: np.ndarray, sigma: float, buckets: Buckets) -> BoundsRead
     spread = last - first >= 2 or (first < middle < last)  # more than one octave
     hidden = EXTEND_NOISE * sigma > CLIP_SHARE * total  # a tail the noise hides may be too large
     guarded = [False, False]
-    # one bucket outward, never across zero (a positive column's lower edge stops at zero's)
+    # away from zero: one bucket outward; towards zero: down to zero itself, never across
     if spread and hidden and not trimmed[0] and first > 0 and first != middle:
-        first, guarded[0] = first - 1, True
+        first, guarded[0] = (middle if first > middle else first - 1), True
     if spread and hidden and not trimmed[1] and last < len(kept) - 1 and last != middle:
-        last, guarded[1] = last + 1, True
-    lower, upper = buckets.value_range(first)[0], buckets.value_range(last)[1]
+        last, guarded[1] = (middle if last < middle else last + 1), True
+    lower = 0.0 if guarded[0] and first == middle else buckets.value_range(first)[0]
+    upper = 0.0 if guarded[1] and last == middle else buckets.value_range(last)[1]
     if math.isclose(upper, lower):  # one integer bucket (zero): bounds need lower < upper
         upper = lower + 1.0
     return BoundsReading(lower, upper, first, last, trimmed, (guarded[0], guarded[1]))

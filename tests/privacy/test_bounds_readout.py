@@ -93,18 +93,21 @@ def test_the_guard_keeps_a_hidden_tail_off_the_bound_on_a_small_table() -> None:
     noise on a 15-column safe draft: rows above the upper bound are clipped onto it, a spike of
     that share in one fine cell. The guard bucket (added on the upper side in most draws) at
     least halves the share clipped (measured: ≈ 10 % without it, 4 % with it; issue 24 saw
-    25 % with the old read-out). Fails without the guard."""
+    25 % with the old read-out); the lower bound goes to 0. Fails without the guard."""
     buckets, sigma, draws = Buckets("integer"), 35.0, 200
     values = np.random.default_rng(11).lognormal(7.0, 1.2, 700).round()
-    high, unguarded, guarded = [], [], []
+    high, unguarded, guarded, lowers = [], [], [], []
     for seed in range(draws):
         reading = read_bounds(_noisy(values, buckets, sigma, seed), sigma, buckets)
         high.append(np.mean(values > reading.upper))
         edge = buckets.value_range(reading.last - reading.guarded[1])[1]
         unguarded.append(np.mean(values > edge))
         guarded.append(reading.guarded[1])
+        lowers.append(reading.lower)
     assert np.mean(high) <= 0.5 * np.mean(unguarded) and np.mean(high) <= 0.05
     assert np.mean(guarded) >= 0.8
+    # towards zero the guard goes to 0 itself (never across): nothing is clipped below
+    assert min(lowers) == 0.0 and np.mean(np.array(lowers) == 0.0) >= 0.8
 
 
 def test_a_column_within_one_octave_keeps_its_range() -> None:
