@@ -18,19 +18,23 @@ The read-out (``read_bounds``), a DP quantile on the noisy histogram's CDF:
    none does, the runs of 2 (else 4, else 8) adjacent buckets whose noisy sum passes theirs
    (≈ 4.6σ·√width; pure noise passes any threshold of any run with probability ≤
    FALSE_OCCUPANCY, union bound over all of them), each cut to its outermost buckets of noisy
-   count ≥ EXTEND_NOISE·σ (2σ); then, outward from the outermost of them, each next bucket ≥ 2σ. A
+   count ≥ EXTEND_NOISE·σ (2.5σ); then, outward from the outermost of them, each next bucket ≥
+   2.5σ. A
    tail is contiguous with the bulk: testing the one bucket next to it needs no union bound
-   over the ~130 others, so a thin tail of 2σ rather than 4.6σ is kept, and an empty neighbour
-   passes with probability Φ(−2) ≈ 2.3 % (at worst doubling the range). The runs find a column
-   spread thinly over several octaves, which no single bucket shows on a small table. The 2σ
+   over the ~130 others, so a thin tail of 2.5σ rather than 4.6σ is kept, and an empty neighbour
+   passes with probability Φ(−2.5) ≈ 0.6 % (at worst doubling the range: a year column's
+   1,024 integers become 3,072 in about one run in 80). The runs find a column
+   spread thinly over several octaves, which no single bucket shows on a small table. The 2.5σ
    rule never extends from the zero bucket down to negative values: non-negative columns
    (counts, amounts with many zeros) are common, and a column 97.5 % zero would otherwise get
-   −1 as its lower bound one run in forty; a negative run above the threshold is kept as ever;
+   −1 as its lower bound one run in 160; a negative run above the threshold is kept as ever;
 2. *quantile*: over the noisy counts of the support, the first and last buckets where the
    cumulative mass passes CLIP_SHARE (0.5 %) from each end: at most that share of the noisy
    kept mass is clipped on each side by choice;
 3. *guard*: a side whose edge was set by the noise rather than by the quantile (nothing was
-   trimmed there) is widened when the support spans more than one octave and the tail the noise
+   trimmed there) is widened when the column spreads over more than one octave (the thresholds
+   show two buckets or more, or the support spans three: one false 2.5σ pass next to a year
+   column's one bucket must not count) and the tail the noise
    may hide there (up to EXTEND_NOISE·σ rows a bucket) exceeds CLIP_SHARE of the noisy total —
    on small tables, not on large ones: by one bucket away from zero (an upper bound doubles),
    and towards zero down to 0 itself, never across it (a positive column's lower bound becomes
@@ -61,9 +65,10 @@ from scipy.stats import norm
 MAX_EXPONENT = 64
 MIN_EXPONENT = {"integer": 0, "continuous": -16}
 FALSE_OCCUPANCY = 1e-3  # chance that noise alone makes some empty bucket look occupied
-# A bucket next to the support is kept when its noisy count is ≥ 2σ: an empty one passes with
-# probability Φ(−2) ≈ 2.3 % (chosen from the noise arithmetic, not tuned on any table).
-EXTEND_NOISE = 2.0
+# A bucket next to the support is kept when its noisy count is ≥ 2.5σ: an empty one passes with
+# probability Φ(−2.5) ≈ 0.6 % per side (2σ, 2.3 %, doubled a year column's range in 4 % of draws
+# at Wage's σ: chosen from that arithmetic, not from any table's figures).
+EXTEND_NOISE = 2.5
 # Share of the noisy kept mass each bound may clip by choice, on each side: below 1/(2·32), so
 # a clipped tail holds less than half of one of the adaptive domain's 32 bins and cannot become
 # a bin, a "point mass", of its own (synthpriv/marginals/compress.py; arithmetic, not tuned).
@@ -145,12 +150,11 @@ class BoundsReading:
     guarded: tuple[bool, bool]
 
 
-def support(noisy: np.ndarray, sigma: float) -> np.ndarray:
-    """Which buckets hold data as the noise lets us see it (module docstring, step 1): the single
-    buckets that pass the occupancy threshold or, when none does, the runs of the narrowest
+def core(noisy: np.ndarray, sigma: float) -> np.ndarray:
+    """The buckets the occupancy thresholds show (module docstring, step 1, before the 2.5σ tail
+    rule): the single buckets that pass theirs or, when none does, the runs of the narrowest
     width in WINDOWS of which some pass theirs, each cut to its outermost buckets of noisy count
-    ≥ EXTEND_NOISE·σ; then, outward from the outermost kept bucket, each next bucket ≥
-    EXTEND_NOISE·σ. All False when no run passes."""
+    ≥ EXTEND_NOISE·σ. All False when no run passes."""
     noisy = np.asarray(noisy, dtype=float)
     kept = np.zeros(noisy.size, dtype=bool)
     evident = noisy >= EXTEND_NOISE * sigma
@@ -162,10 +166,20 @@ def support(noisy: np.ndarray, sigma: float) -> np.ndarray:
             inside = np.flatnonzero(evident[start:start + width])
             if inside.size:
                 kept[start + inside[0]:start + inside[-1] + 1] = True
+    return kept
+
+
+def support(noisy: np.ndarray, sigma: float) -> np.ndarray:
+    """Which buckets hold data as the noise lets us see it: the ``core``, then, outward from its
+    outermost buckets, each next bucket ≥ EXTEND_NOISE·σ (never from the zero bucket down to
+    negatives). All False when the core is empty."""
+    noisy = np.asarray(noisy, dtype=float)
+    kept = core(noisy, sigma)
     if not kept.any():
         return kept
+    evident = noisy >= EXTEND_NOISE * sigma
     first, last = int(np.argmax(kept)), int(noisy.size - 1 - np.argmax(kept[::-1]))
-    middle = noisy.size // 2  # the zero bucket: the 2σ rule never extends from it to negatives
+    middle = noisy.size // 2  # the zero bucket: the tail rule never extends from it to negatives
     while first > 0 and first != middle and evident[first - 1]:
         first -= 1
         kept[first] = True
@@ -189,7 +203,10 @@ def read_bounds(noisy: np.ndarray, sigma: float, buckets: Buckets) -> BoundsRead
     last = int(len(kept) - 1 - np.argmax(above[::-1] > CLIP_SHARE * total))
     trimmed = (first > occupied[0], last < occupied[-1])
     middle = buckets.octaves
-    spread = last - first >= 2 or (first < middle < last)  # more than one octave
+    # more than one octave: the thresholds show two buckets or more, or the support spans three
+    # (one false tail pass next to a one-octave column — a year — must not count as spread)
+    shown = np.flatnonzero(core(noisy, sigma))
+    spread = shown[-1] > shown[0] or occupied[-1] - occupied[0] >= 2
     hidden = EXTEND_NOISE * sigma > CLIP_SHARE * total  # a tail the noise hides may be too large
     guarded = [False, False]
     # away from zero: one bucket outward; towards zero: down to zero itself, never across

@@ -31,7 +31,7 @@ def _noisy(values: np.ndarray, buckets: Buckets, sigma: float, seed: int) -> np.
 
 def test_an_empty_bucket_next_to_the_data_joins_the_support_at_the_stated_rate() -> None:
     """Bulk in [64, 127] (far above the threshold), nothing in [128, 255]: the neighbour joins the
-    support exactly when its noise is ≥ 2σ, P(Z ≥ 2σ) for the discrete Gaussian (≈ Φ(−2)).
+    support exactly when its noise is ≥ 2.5σ, P(Z ≥ 2.5σ) for the discrete Gaussian (≈ Φ(−2.5)).
     1,500 seeded draws, 4 binomial standard deviations; fails if the extension used the
     occupancy threshold (rate ≈ 0) or any noisy count > 0 (rate ≈ 0.5)."""
     buckets, sigma, draws = Buckets("integer"), 8.0, 1500
@@ -49,7 +49,7 @@ def test_an_empty_bucket_next_to_the_data_joins_the_support_at_the_stated_rate()
 
 def test_a_thin_tail_next_to_the_bulk_is_kept_and_a_far_one_is_not() -> None:
     """25 rows (2.5σ, 1.2 %) in the bucket just above the bulk stay inside the bounds when their
-    noisy count is ≥ 2σ, probability P(Z ≥ −0.5σ) ≈ 0.69; the same rows 20 octaves away need
+    noisy count is ≥ 2.5σ, probability P(Z ≥ 0) ≈ 0.5; the same rows 20 octaves away need
     the occupancy threshold (≈ 4.6σ): P(Z ≥ threshold − 25) ≈ 0.02. 300 seeded draws each,
     4 binomial standard deviations (plus 0.02 for the discrete Gaussian against Φ). Fails if
     the tail test used the threshold (near ≈ 0.02) or any positive count (far ≈ near)."""
@@ -92,7 +92,7 @@ def test_the_guard_keeps_a_hidden_tail_off_the_bound_on_a_small_table() -> None:
     """700 rows of an amount (lognormal over about 7 octaves) at σ = 35, the default share's
     noise on a 15-column safe draft: rows above the upper bound are clipped onto it, a spike of
     that share in one fine cell. The guard bucket (added on the upper side in most draws) at
-    least halves the share clipped (measured: ≈ 10 % without it, 4 % with it; issue 24 saw
+    least halves the share clipped (measured: ≈ 14 % without it, 6 % with it; issue 24 saw
     25 % with the old read-out); the lower bound goes to 0. Fails without the guard."""
     buckets, sigma, draws = Buckets("integer"), 35.0, 200
     values = np.random.default_rng(11).lognormal(7.0, 1.2, 700).round()
@@ -104,7 +104,7 @@ def test_the_guard_keeps_a_hidden_tail_off_the_bound_on_a_small_table() -> None:
         unguarded.append(np.mean(values > edge))
         guarded.append(reading.guarded[1])
         lowers.append(reading.lower)
-    assert np.mean(high) <= 0.5 * np.mean(unguarded) and np.mean(high) <= 0.05
+    assert np.mean(high) <= 0.5 * np.mean(unguarded) and np.mean(high) <= 0.07
     assert np.mean(guarded) >= 0.8
     # towards zero the guard goes to 0 itself (never across): nothing is clipped below
     assert min(lowers) == 0.0 and np.mean(np.array(lowers) == 0.0) >= 0.8
@@ -119,9 +119,14 @@ def test_a_column_within_one_octave_keeps_its_range() -> None:
     for seed in range(20):
         assert (read_bounds(_noisy(years, buckets, sigma, seed), sigma, buckets).lower,
                 read_bounds(_noisy(years, buckets, sigma, seed), sigma, buckets).upper) in {
-            (1024.0, 2047.0), (512.0, 2047.0), (1024.0, 4095.0)}  # ±1 bucket: a 2σ false pass
+            (1024.0, 2047.0), (512.0, 2047.0), (1024.0, 4095.0)}  # ±1 bucket: a false tail pass
     readings = [read_bounds(_noisy(years, buckets, sigma, s), sigma, buckets) for s in range(100)]
     assert np.mean([(r.lower, r.upper) == (1024.0, 2047.0) for r in readings]) >= 0.9
+    # a false tail pass next to the years widens by that bucket only: no guard on top of it
+    noisy = buckets.counts(years).astype(float)
+    noisy[int(buckets.index(np.array([3000.0]))[0])] = 3 * sigma
+    reading = read_bounds(noisy, sigma, buckets)
+    assert (reading.lower, reading.upper, reading.guarded) == (1024.0, 4095.0, (False, False))
     lien_readings = [read_bounds(_noisy(liens, buckets, sigma, s), sigma, buckets)
                      for s in range(100)]
     assert all(r.lower == 0.0 for r in lien_readings)
