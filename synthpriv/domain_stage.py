@@ -8,8 +8,11 @@ histograms the noise of MST's 1-way marginals, ``privacy.domain_budget.domain_sh
 the job's one Ledger:
 
 * a numeric column without ``lower``/``upper``: a noisy histogram over public sign × power-of-two
-  buckets (synthpriv.privacy.bounds); the bounds are read from it by post-processing and then
-  serve exactly as public bounds would (values outside are clipped, the fine grid spans them);
+  buckets (synthpriv.privacy.bounds); the bounds are read from it by post-processing (a DP
+  quantile on its noisy CDF, ``read_bounds``) and then serve exactly as public bounds would
+  (values outside are clipped, the fine grid spans them). When no bucket clears the noise the
+  column is released all missing (a categorical column with no category), never refused, and
+  ``domain_lines`` warns on the terminal;
 * a categorical column without ``categories``: DP partition selection (synthpriv.privacy.
   partition): values whose noisy count passes a threshold set from the δ share are kept, in
   sorted order; any other value is read as the column's ``other`` label, or as missing;
