@@ -27,9 +27,11 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pandas as pd
 import yaml
 from suite import TABLES, figures, holdout_schema, prepare
 
+from synthpriv.privacy.domain_budget import domain_share
 from synthpriv.schema import parse_schema
 from synthpriv.schema_infer import infer_schema, schema_yaml
 from synthpriv.table import read_table
@@ -61,14 +63,20 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=2)
     parser.add_argument("--recipes", default="mst,aim")
     parser.add_argument("--versions", default="", help="';'-separated name prefixes (all: '')")
+    parser.add_argument("--rows", type=int, default=None,
+                        help="a seeded sample of this many train rows (default: all 2,400)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="domain-quality-"))
     prepared = prepare(TABLES["wage"], work, ROOT / "benchmarks" / ".cache", "draft")
+    if args.rows is not None:
+        frame = pd.read_csv(prepared.train, dtype=str, keep_default_na=False)
+        frame.sample(args.rows, random_state=24).sort_index().to_csv(prepared.train, index=False)
     safe, _ = infer_schema(prepared.train, safe=True)
     (work / "safe.yaml").write_text(schema_yaml(safe))
     versions = {"draft, this code": (ROOT, prepared.schema_path),
                 "safe, this code": (ROOT, work / "safe.yaml"),
                 "safe + public n, this code": (ROOT, work / "safe.yaml"),
+                "safe + public n at the default share": (ROOT, work / "safe.yaml"),
                 f"safe, {OLD_COMMIT}": (old_code(Path(tempfile.mkdtemp())), work / "safe.yaml")}
     versions = {k: v for k, v in versions.items() if not args.versions
                 or any(k.startswith(w) for w in args.versions.split(";"))}
@@ -89,6 +97,8 @@ def main() -> None:
                           "output": {"dir": str(work / "out" / recipe / name / str(seed))}}
                 if "public n" in name:
                     config["data"]["public_records"] = len(real)
+                if "default share" in name:  # the share without n̂ (11 auto columns of 11)
+                    config["budget"]["domain_share"] = domain_share(11, 11, 11)
                 path = work / f"job-{recipe}-{seed}-{len(report)}.yaml"
                 path.write_text(yaml.safe_dump(config))
                 csv = work / f"synthetic-{recipe}-{seed}-{abs(hash(name))}.csv"
@@ -108,7 +118,8 @@ def main() -> None:
             print(json.dumps({f"{recipe} | {name}": report[f"{recipe} | {name}"]}), flush=True)
     floor = figures(real, test, real, loose, TABLES["wage"].target)
     report["floor (test split as the release)"] = {k: floor[k] for k in ("tvd_1", "tvd_2", "tvd_3")}
-    tag = args.recipes.replace(",", "-") + ("-" + args.versions.replace(";", "-").replace(" ", "")
+    tag = args.recipes.replace(",", "-") + (f"-{args.rows}rows" if args.rows else "")
+    tag = tag + ("-" + args.versions.replace(";", "-").replace(" ", "")
                                             if args.versions else "")
     out = ROOT / "benchmarks" / "results" / f"domain-quality-wage-{tag}.json"
     out.write_text(json.dumps(report, indent=1))

@@ -43,7 +43,7 @@ from synthpriv.errors import ConfigError
 from synthpriv.kinds import class_counts, decide, decided_column
 from synthpriv.privacy.accountant import Ledger
 from synthpriv.privacy.bounds import Buckets, bounds_from_noisy
-from synthpriv.privacy.domain_budget import discovery_share, domain_share, plan_domain_noise
+from synthpriv.privacy.domain_budget import domain_share, plan_domain_noise
 from synthpriv.privacy.mechanisms import discrete_gaussian_histogram
 from synthpriv.privacy.partition import select_partitions
 from synthpriv.privacy.randomness import RandomSource
@@ -239,12 +239,6 @@ def with_domain_step(
     share = budget.domain_share
     if share is None:
         share = domain_share(len(unresolved), len(job.schema.modelled), len(job.schema.auto))
-        discovered = [c for c in unresolved if not isinstance(c, NumericColumn)]
-        records = job.config.data.public_records
-        if records is not None and discovered:  # a public n̂: discovery follows the table
-            share = max(share, discovery_share(
-                len(unresolved), len(job.schema.auto), records, budget.epsilon, budget.delta,
-                budget.domain_delta_share, len(discovered), context.neighbouring))
     return [(DomainStage(job, context), share)] + [(s, w * (1 - share)) for s, w in stages]
 
 

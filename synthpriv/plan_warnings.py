@@ -201,14 +201,13 @@ def domain_messages(job: Job, plan: Plan) -> list[tuple[str, str]]:
         if records is None:
             messages.append(("note", text + f": on a table of fewer than "
                              f"{20 * threshold:,.0f} rows even a value holding 5 % is lost "
-                             "(set data.public_records: the plan then sizes the domain's share "
-                             "to the table)."))
+                             "(set data.public_records for the plan to check the table's size)."))
         elif threshold > 0.05 * records:
             messages.append(("WARNING", text + f", {threshold / records:.0%} of the public row "
                              f"count {records:,}: a value holding 5 % of a column is lost, and a "
                              "column of many small values is released all missing. To fix: "
-                             "list public categories in the schema, raise budget.epsilon, or "
-                             "model fewer columns."))
+                             "list public categories in the schema, raise budget.epsilon or "
+                             "budget.domain_share, or model fewer columns."))
         else:
             messages.append(("note", text + f" ({threshold / records:.1%} of the public row "
                              f"count {records:,})."))

@@ -19,10 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from scipy.stats import norm
-
 from synthpriv.privacy.accountant import DiscreteGaussianEvent, PrivacyEvent, ThresholdEvent
-from synthpriv.privacy.conversions import gaussian_rho
 from synthpriv.privacy.mechanisms import histogram_l2_sensitivity
 from synthpriv.privacy.partition import selection_threshold
 
@@ -95,9 +92,11 @@ def domain_share(histograms: int, columns: int, kinds: int = 0) -> float:
     be no noisier than the 1-way marginals MST measures; AIM measures its first 1-way marginals
     far noisier (one of 16·d rounds each), and matching those kept almost nothing on small tables
     (benchmarks/README.md, "The domain step's share"; chosen on Adult's first 2,000 rows, a
-    development-suite table). The threshold then scales as 1/√ρ (ε); without a public n̂ it
-    cannot follow the table's size, unknown when the plan splits the budget (with one:
-    ``discovery_share``). ``kinds`` auto columns
+    development-suite table). The threshold then scales as 1/√ρ (ε). It does not follow a
+    public n̂: raising the share until T is 5 % of n̂ (up to half of ρ) was measured no better on
+    Wage at 2,400 and 700 rows — 2-way TVD 0.199 against 0.157 and 0.334 against 0.313, MST,
+    ε = 1 (benchmarks/README.md, "DP bounds and discovery on small tables"): the recipe loses
+    more than discovery gains. ``kinds`` auto columns
     (counted among the ``histograms`` too) add their kind histograms at 1/KIND_NOISE_FACTOR² of
     a histogram's ρ each. Public: k, d and the number of auto columns only."""
     if histograms <= 0 or columns <= 0:
@@ -105,46 +104,3 @@ def domain_share(histograms: int, columns: int, kinds: int = 0) -> float:
     weight = (histograms + kinds / KIND_NOISE_FACTOR**2) * ONE_WAY_SHARE / columns
     return weight / (1.0 + weight)
 
-
-# With a public row count n̂, the share is raised until DP discovery keeps a value holding this
-# share of the rows (half the time: its noisy count then clears the threshold T about half the
-# time), up to MAX_DOMAIN_SHARE. 5 %: issue 24's yardstick judges every value holding ≥ 5 % of a
-# column; a threshold above it loses such values for good. Arithmetic, not tuned on a table.
-DISCOVERY_TARGET = 0.05
-# The recipe keeps at least half of ρ: a judgement (the domain only finds what to count; the
-# recipe counts it), not tuned on a table.
-MAX_DOMAIN_SHARE = 0.5
-
-
-def zcdp_lower_bound(epsilon: float, delta: float) -> float:
-    """A ρ that surely fits (ε, δ): the largest ρ with ρ + 2√(ρ·ln(1/δ)) ≤ ε (Bun & Steinke
-    2016, Prop. 1.3). The accountants are tighter, so the plan's ρ is at least this; a share
-    chosen from it errs towards more budget for the domain."""
-    log = math.log(1.0 / delta)
-    return (math.sqrt(log + epsilon) - math.sqrt(log)) ** 2
-
-
-def threshold_sigmas(delta: float, neighbouring: str, epsilon: float) -> float:
-    """z with T ≈ z·σ + 1: the discovery threshold in noise units for a per-column δ (the
-    Gaussian tail: add/remove P(Z ≥ T − 1) = δ; replace-one (1 + e^ε)·P(Z ≥ T) = δ)."""
-    if neighbouring == "replace_one":
-        delta = delta / (1.0 + math.exp(epsilon))
-    return float(norm.isf(delta))
-
-
-def discovery_share(
-    histograms: int, kinds: int, records: int, epsilon: float, delta: float,
-    delta_share: float, discovered: int, neighbouring: str,
-) -> float:
-    """The domain share at which DP discovery's threshold T is about DISCOVERY_TARGET of the
-    public row count ``records`` (n̂), capped at MAX_DOMAIN_SHARE: σ* = (0.05·n̂ − 1)/z with z
-    from the thresholds' δ (``delta_share`` of the job's ``delta``, split over the
-    ``discovered`` columns), then the step's ρ for its k histograms (plus k_a kind histograms
-    at 1/F²) at σ* over the job's ρ (``zcdp_lower_bound``). Public: n̂, k, k_a, ε, δ only."""
-    z = threshold_sigmas(delta_share * delta / discovered, neighbouring, epsilon)
-    wanted = (DISCOVERY_TARGET * records - 1.0) / z
-    if wanted <= 0:
-        return MAX_DOMAIN_SHARE
-    multiplier = wanted / histogram_l2_sensitivity(neighbouring)
-    rho = gaussian_rho(multiplier, 1) * (histograms + kinds / KIND_NOISE_FACTOR**2)
-    return min(rho / zcdp_lower_bound(epsilon, delta), MAX_DOMAIN_SHARE)
