@@ -1,5 +1,6 @@
-"""Warnings at plan time, before any data is read: a release that would be mostly noise, a schema
-drafted from the data, a TSTR that will be skipped. Public quantities only (config, schema,
+"""Warnings at plan time, before any data is read: a release that would be mostly noise, what the
+domain step's noise lets through (``domain_messages``), a schema drafted from the data, a TSTR
+that will be skipped. Public quantities only (config, schema,
 recipe, the plan's noise): these messages cost no budget and say nothing of the table.
 
 The noise estimate, per marginals stage (one_way, mst, aim; a generator stage has no per-cell
