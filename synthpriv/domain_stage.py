@@ -8,8 +8,11 @@ histograms the noise of MST's 1-way marginals, ``privacy.domain_budget.domain_sh
 the job's one Ledger:
 
 * a numeric column without ``lower``/``upper``: a noisy histogram over public sign × power-of-two
-  buckets (synthpriv.privacy.bounds); the bounds are read from it by post-processing and then
-  serve exactly as public bounds would (values outside are clipped, the fine grid spans them);
+  buckets (synthpriv.privacy.bounds); the bounds are read from it by post-processing (a DP
+  quantile on its noisy CDF, ``read_bounds``) and then serve exactly as public bounds would
+  (values outside are clipped, the fine grid spans them). When no bucket clears the noise the
+  column is released all missing (a categorical column with no category), never refused, and
+  ``domain_lines`` warns on the terminal;
 * a categorical column without ``categories``: DP partition selection (synthpriv.privacy.
   partition): values whose noisy count passes a threshold set from the δ share are kept, in
   sorted order; any other value is read as the column's ``other`` label, or as missing;
@@ -36,7 +39,7 @@ from synthpriv.chunks import iter_chunks
 from synthpriv.config import Job
 from synthpriv.domain import Domain
 from synthpriv.encoding import TableEncoder
-from synthpriv.errors import ConfigError, DataError
+from synthpriv.errors import ConfigError
 from synthpriv.kinds import class_counts, decide, decided_column
 from synthpriv.privacy.accountant import Ledger
 from synthpriv.privacy.bounds import Buckets, bounds_from_noisy
@@ -155,7 +158,10 @@ class DomainStage(Stage):
         ledger.extend(plan.events)
         raw = schema.model_dump()
         for column in raw["columns"]:
-            column.update(found.get(column["name"], {}))
+            entry = found.get(column["name"], {})
+            if entry.get("kind") == "categorical" and column["kind"] != "categorical":
+                column.clear()  # a numeric column with nothing above the noise: all missing
+            column.update(entry)
         resolved = copy.copy(job)
         resolved.schema = parse_schema(raw, f"{job.source}: the schema with its DP domain")
         return resolved
@@ -181,13 +187,14 @@ class DomainStage(Stage):
         return parse_schema(raw, f"{job.source}: the schema with its DP kinds")
 
     def _bounds(self, column: NumericColumn, found: tuple[float, float] | None) -> dict:
-        """The column's bounds: public where given, else the DP ones (lower < upper kept)."""
+        """The column's bounds: public where given, else the DP ones (lower < upper kept). When
+        no bucket is above the noise (a table too small for the domain step's σ), the column is
+        released all missing — a categorical column with no category — rather than refused: a
+        refusal would turn on the rows of one bucket (whether its count clears the noise), and
+        so would bounds read from noise. ``domain_lines`` says so on the terminal."""
         if found is None:
-            raise DataError(
-                f"the DP bounds of column '{column.name}' found no bucket above the noise (too "
-                "few rows for the domain share). Give its public lower and upper in the schema, "
-                "or raise budget.domain_share. Nothing was released."
-            )
+            return {"name": column.name, "kind": "categorical", "missing": True,
+                    "categories": [], "unknown_categories": "missing"}
         lower = column.lower if column.lower is not None else found[0]
         upper = column.upper if column.upper is not None else found[1]
         if upper <= lower:  # a DP bound on the wrong side of the public one
@@ -253,8 +260,9 @@ def conform(table: pd.DataFrame, schema: Schema) -> pd.DataFrame:
 
 def domain_lines(declared: Schema, resolved: Schema) -> list[str]:
     """What the domain step chose, one line per column the schema ``declared`` left to it (the
-    ``resolved`` schema's kinds, bounds and kept categories: DP outputs, in the manifest too)."""
-    lines = []
+    ``resolved`` schema's kinds, bounds and kept categories: DP outputs, in the manifest too),
+    and a warning for each column it released all missing (nothing above the noise)."""
+    lines, empty = [], []
     for column in declared.unresolved:
         chosen = resolved.column(column.name)
         kind = f"{chosen.kind} (decided under DP)" if isinstance(column, AutoColumn) else chosen.kind
@@ -263,5 +271,14 @@ def domain_lines(declared: Schema, resolved: Schema) -> list[str]:
         else:
             shown = ", ".join(chosen.categories[:5]) + (", …" if len(chosen.categories) > 5 else "")
             domain = f"{len(chosen.categories)} categories kept ({shown or 'none: all missing'})"
+            if not chosen.categories or chosen.categories == [chosen.other]:
+                empty.append(column.name)
         lines.append(f"  {column.name}: {kind}, {domain}")
+    if empty:
+        lines.append(
+            f"WARNING: nothing in {', '.join(empty)} was above the domain step's noise (too few "
+            "rows for its σ: see 'synthpriv plan'), so "
+            + ("it is" if len(empty) == 1 else "they are") + " released all missing (or all "
+            "'other'). Give public bounds or categories in the schema, or raise "
+            "budget.domain_share or budget.epsilon.")
     return ["domain chosen under DP (the manifest's schema):"] + lines if lines else []

@@ -1,5 +1,6 @@
-"""Warnings at plan time, before any data is read: a release that would be mostly noise, a schema
-drafted from the data, a TSTR that will be skipped. Public quantities only (config, schema,
+"""Warnings at plan time, before any data is read: a release that would be mostly noise, what the
+domain step's noise lets through (``domain_messages``), a schema drafted from the data, a TSTR
+that will be skipped. Public quantities only (config, schema,
 recipe, the plan's noise): these messages cost no budget and say nothing of the table.
 
 The noise estimate, per marginals stage (one_way, mst, aim; a generator stage has no per-cell
@@ -168,11 +169,60 @@ def plan_messages(
         if estimate.useless or informational:
             level = "WARNING" if estimate.useless else "note"
             messages.append(f"{level}: stage '{estimate.stage}': {describe(estimate)}")
+    for level, text in domain_messages(job, plan):
+        if level == "WARNING" or informational:
+            messages.append(f"{level}: stage 'domain': {text}")
     if job.schema.drafted_by is not None:
         messages.append(draft_warning(job))
     note = tstr_note(job, evaluate)
     if note is not None:
         messages.append(note)
+    return messages
+
+
+def domain_messages(job: Job, plan: Plan) -> list[tuple[str, str]]:
+    """What the domain step's noise lets through, from the plan alone: the smallest count of a
+    value DP discovery keeps (its threshold T: kept half the time at T rows, nearly always at
+    T + 2σ) and the rows a numeric column needs in one octave for DP bounds (else it is released
+    all missing). ``WARNING`` when the public row count n̂ shows values holding 5 % of it are
+    lost (T > 5 % of n̂) or no column can get bounds; ``note`` otherwise. Public only."""
+    domain = next((s for s in plan.stages if s.stage == "domain"), None)
+    if domain is None or "sigma" not in domain.noise:
+        return []
+    from synthpriv.privacy.bounds import Buckets, occupancy_threshold
+
+    sigma, records = domain.noise["sigma"], job.config.data.public_records
+    unresolved = job.schema.unresolved
+    messages = []
+    threshold = domain.noise.get("category_threshold")
+    if threshold is not None:
+        text = (f"DP category discovery keeps a value held by about {threshold:,.0f} rows or more "
+                f"(kept half the time at {threshold:,.0f}, nearly always at "
+                f"{threshold + 2 * sigma:,.0f}); rarer values are read as missing or 'other'")
+        if records is None:
+            messages.append(("note", text + f": on a table of fewer than "
+                             f"{20 * threshold:,.0f} rows even a value holding 5 % is lost "
+                             "(set data.public_records for the plan to check the table's size)."))
+        elif threshold > 0.05 * records:
+            messages.append(("WARNING", text + f", {threshold / records:.0%} of the public row "
+                             f"count {records:,}: a value holding 5 % of a column is lost, and a "
+                             "column of many small values is released all missing. To fix: "
+                             "list public categories in the schema, raise budget.epsilon or "
+                             "budget.domain_share, or model fewer columns."))
+        else:
+            messages.append(("note", text + f" ({threshold / records:.1%} of the public row "
+                             f"count {records:,})."))
+    if any(isinstance(c, NumericColumn | AutoColumn) for c in unresolved):
+        needed = occupancy_threshold(sigma, Buckets("integer").size)
+        text = (f"DP bounds need about {needed:,.0f} rows in one octave of a column's values "
+                f"(or {needed * 2**0.5:,.0f} over two adjacent octaves, {2 * needed:,.0f} over "
+                "four); a numeric column with fewer is released all missing")
+        if records is not None and needed * 2 > records:
+            messages.append(("WARNING", text + f", and the public row count is {records:,}. To "
+                             "fix: give public bounds (lower, upper) in the schema, or raise "
+                             "budget.epsilon."))
+        else:
+            messages.append(("note", text + "."))
     return messages
 
 

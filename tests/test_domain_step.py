@@ -317,3 +317,66 @@ def test_a_held_back_split_reads_rows_with_the_resolved_schema(tmp_path: Path) -
     assert result.held_back is not None and len(result.held_back) > 0
     shapes = set(result.real["shape"]) | set(result.held_back["shape"])
     assert shapes <= set(result.job.schema.column("shape").categories)
+
+
+@pytest.mark.parametrize("rows", [50, 374])
+def test_a_tiny_table_with_the_safe_draft_runs_and_says_what_it_dropped(
+    tmp_path: Path, capsys, rows: int
+) -> None:
+    """Issue 24: `run` refused its own safe draft on tables of 374 and 823 rows ('no bucket above
+    the noise'). Now nothing above the noise means the column is released all missing, with a
+    warning on the terminal; the run completes and the ledger holds the planned events."""
+    table = tiny_table(rows, 3)
+    table["amount"] = np.random.default_rng(3).lognormal(6, 1.5, rows).round(2)
+    table.to_csv(tmp_path / "data.csv", index=False)
+    assert main(["schema", "infer", "--safe", str(tmp_path / "data.csv")]) == 0
+    (tmp_path / "schema.yaml").write_text(capsys.readouterr().out)
+    config = {"name": "tiny", "data": {"path": "data.csv", "schema": "schema.yaml"},
+              "budget": {"epsilon": 1.0, "delta": 1e-6}, "pipeline": {"recipe": "independent"},
+              "evaluation": {"enabled": False}, "output": {"dir": str(tmp_path / "out")},
+              "seed": 4}
+    (tmp_path / "job.yaml").write_text(yaml.safe_dump(config))
+    assert main(["run", str(tmp_path / "job.yaml")]) == 0
+    shown = capsys.readouterr().out
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    empty = [c["name"] for c in manifest["schema"]["columns"]
+             if c["kind"] == "categorical" and not c["categories"]]
+    released = pd.read_csv(tmp_path / "out" / "synthetic.csv", dtype=str, keep_default_na=False)
+    assert len(released) > 0 and list(released.columns) == list(table.columns)
+    for name in empty:
+        assert (released[name] == "").all()
+    if rows == 50:  # σ ≈ 50 here: no bucket or value of 50 rows can clear it
+        assert empty == list(table.columns)
+    assert ("WARNING: nothing in " + ", ".join(empty)) in shown if empty else "WARNING" not in shown
+    assert manifest["ledger"]["events"][0]["label"].startswith("DP domain")
+
+
+@pytest.mark.parametrize("records, warned", [(None, False), (60, True), (10_000_000, False)])
+def test_the_plan_states_what_the_domain_noise_lets_through(
+    tmp_path: Path, records: int | None, warned: bool
+) -> None:
+    """The plan's domain messages carry the planned discovery threshold T and the rows DP bounds
+    need (the occupancy threshold at the plan's σ), and warn only when a public row count shows
+    values holding 5 % are lost and no column can get bounds (60 rows: T and the rows bounds
+    need over four octaves both exceed 3 and 60). Public only:
+    the same messages for any table with this config."""
+    from synthpriv.plan_warnings import plan_messages
+    from synthpriv.privacy.bounds import occupancy_threshold
+
+    path = _job(tmp_path)
+    if records is not None:
+        config = yaml.safe_load(path.read_text())
+        config["data"]["public_records"] = records
+        path.write_text(yaml.safe_dump(config))
+    job = load_job(path)
+    plan, stages = plan_job(job)
+    noise = plan.stages[0].noise
+    messages = [m for m in plan_messages(job, plan, stages) if "stage 'domain'" in m]
+    assert len(messages) == 2
+    discovery, bounds = messages
+    assert f"about {noise['category_threshold']:,.0f} rows or more" in discovery
+    assert f"about {occupancy_threshold(noise['sigma'], Buckets('integer').size):,.0f} rows" in bounds
+    assert discovery.startswith("WARNING") == warned and bounds.startswith("WARNING") == warned
+    quiet = [m for m in plan_messages(job, plan, stages, informational=False)
+             if "stage 'domain'" in m]
+    assert len(quiet) == 2 * warned

@@ -11,6 +11,47 @@ Mechanism: the exact bucket counts plus discrete Gaussian noise N_Z(0, σ²) per
 falls in exactly one bucket (a missing value in none), so the histogram has L2 sensitivity 1
 under add/remove (√2 under replace-one): a DiscreteGaussianEvent(σ/Δ₂), priced like any 1-way
 marginal. Reading the bounds from the noisy counts (``bounds_from_noisy``) is post-processing.
+
+The read-out (``read_bounds``), a DP quantile on the noisy histogram's CDF:
+
+1. *support*: the buckets whose noisy count passes the occupancy threshold (≈ 4.6σ) or, when
+   none does, the runs of 2 (else 4, else 8) adjacent buckets whose noisy sum passes theirs
+   (≈ 4.6σ·√width; pure noise passes any threshold of any run with probability ≤
+   FALSE_OCCUPANCY, union bound over all of them), each cut to its outermost buckets of noisy
+   count ≥ EXTEND_NOISE·σ (2.5σ); then, outward from the outermost of them, each next bucket ≥
+   2.5σ. A
+   tail is contiguous with the bulk: testing the one bucket next to it needs no union bound
+   over the ~130 others, so a thin tail of 2.5σ rather than 4.6σ is kept, and an empty neighbour
+   passes with probability Φ(−2.5) ≈ 0.6 % (at worst doubling the range: a year column's
+   1,024 integers become 3,072 in about one run in 80). The runs find a column
+   spread thinly over several octaves, which no single bucket shows on a small table. The 2.5σ
+   rule never extends from the zero bucket down to negative values: non-negative columns
+   (counts, amounts with many zeros) are common, and a column 97.5 % zero would otherwise get
+   −1 as its lower bound one run in 160; a negative run above the threshold is kept as ever;
+2. *quantile*: over the noisy counts of the support, the first and last buckets where the
+   cumulative mass passes CLIP_SHARE (0.5 %) from each end: at most that share of the noisy
+   kept mass is clipped on each side by choice;
+3. *guard*: a side whose edge was set by the noise rather than by the quantile (nothing was
+   trimmed there) is widened when the column spreads over more than one octave (the thresholds
+   show two buckets or more, or the support spans three: one false 2.5σ pass next to a year
+   column's one bucket must not count) and the tail the noise
+   may hide there (up to EXTEND_NOISE·σ rows a bucket) exceeds CLIP_SHARE of the noisy total —
+   on small tables, not on large ones: by one bucket away from zero (an upper bound doubles),
+   and towards zero down to 0 itself, never across it (a positive column's lower bound becomes
+   0, which widens a range spanning two octaves or more by a third at most). Such a tail would
+   be clipped onto the bound, and the fine grid keeps a bound as a cell of its own, which
+   the adaptive domain then reads as a point mass that is not in the data (issue 24: 25 % of an
+   amount column at 4,095). A column within one octave (years 1024–2047, a rate in [0.5, 1))
+   keeps its range, so its fine grid keeps one cell per value.
+
+Why a histogram and not an exponential-mechanism quantile (Smith 2011; JointExp, Gillenwater et
+al. 2021) or an unbounded search (Durfee 2023): those need a public range or a pure-DP
+AboveThreshold event, and their rank error is (2/ε)·ln(candidates) per quantile at the ε a
+column gets here (ε ≈ √(8ρ) ≈ 0.06 for ρ ≈ 4·10⁻⁴: ≈ 350 rows), against σ ≈ 35 per bucket for
+the histogram at the same ρ; the histogram is also one Gaussian event the ledger already prices
+exactly. Octaves rather than finer buckets: a finer public grid splits a thin tail over more
+buckets, each needing the same 4.6σ (quarter-octaves would need ≈ 2× the rows per octave to see
+a tail), and the fine grid and adaptive domain resolve the values inside the bounds anyway.
 """
 
 from __future__ import annotations
@@ -24,7 +65,19 @@ from scipy.stats import norm
 MAX_EXPONENT = 64
 MIN_EXPONENT = {"integer": 0, "continuous": -16}
 FALSE_OCCUPANCY = 1e-3  # chance that noise alone makes some empty bucket look occupied
-TAIL = 1e-3  # share of the noisy mass each bound may leave outside (on each side)
+# A bucket next to the support is kept when its noisy count is ≥ 2.5σ: an empty one passes with
+# probability Φ(−2.5) ≈ 0.6 % per side (2σ, 2.3 %, doubled a year column's range in 4 % of draws
+# at Wage's σ: chosen from that arithmetic, not from any table's figures).
+EXTEND_NOISE = 2.5
+# Share of the noisy kept mass each bound may clip by choice, on each side: below 1/(2·32), so
+# a clipped tail holds less than half of one of the adaptive domain's 32 bins and cannot become
+# a bin, a "point mass", of its own (synthpriv/marginals/compress.py; arithmetic, not tuned).
+CLIP_SHARE = 0.005
+# Runs of adjacent buckets tested for occupancy: a column spread over several octaves may hold
+# too few rows in any one of them (700 rows of an amount over 7 octaves: ≈ 160 at most, at the
+# threshold for σ = 35) but plenty in a run of them; the union bound over all runs raises the
+# one-bucket threshold from 4.3σ to 4.6σ (integers). Up to 8 octaves: a factor 256.
+WINDOWS = (1, 2, 4, 8)
 
 
 @dataclass(frozen=True)
@@ -75,28 +128,103 @@ class Buckets:
         return np.bincount(self.index(present), minlength=self.size).astype(np.int64)
 
 
-def occupancy_threshold(sigma: float, buckets: int) -> float:
-    """The noisy count above which a bucket counts as occupied: pure noise passes it in any of
-    ``buckets`` empty buckets with probability ≤ FALSE_OCCUPANCY (Gaussian tail, union bound)."""
-    return sigma * float(norm.isf(FALSE_OCCUPANCY / buckets))
+def occupancy_threshold(sigma: float, buckets: int, width: int = 1) -> float:
+    """The noisy sum above which a run of ``width`` adjacent buckets counts as occupied: pure
+    noise (σ√width) passes it in any of the runs of every width in WINDOWS over ``buckets``
+    buckets with probability ≤ FALSE_OCCUPANCY (Gaussian tail, union bound over all runs)."""
+    runs = sum(max(buckets - w + 1, 0) for w in WINDOWS)
+    return sigma * math.sqrt(width) * float(norm.isf(FALSE_OCCUPANCY / runs))
+
+
+@dataclass(frozen=True)
+class BoundsReading:
+    """What the read-out chose (post-processing of one noisy histogram): the bounds, the bucket
+    range kept, and on each side whether the quantile trimmed noisy mass (True) or the edge of
+    the support set it (False) and whether a guard bucket was added."""
+
+    lower: float
+    upper: float
+    first: int
+    last: int
+    trimmed: tuple[bool, bool]
+    guarded: tuple[bool, bool]
+
+
+def core(noisy: np.ndarray, sigma: float) -> np.ndarray:
+    """The buckets the occupancy thresholds show (module docstring, step 1, before the 2.5σ tail
+    rule): the single buckets that pass theirs or, when none does, the runs of the narrowest
+    width in WINDOWS of which some pass theirs, each cut to its outermost buckets of noisy count
+    ≥ EXTEND_NOISE·σ. All False when no run passes."""
+    noisy = np.asarray(noisy, dtype=float)
+    kept = np.zeros(noisy.size, dtype=bool)
+    evident = noisy >= EXTEND_NOISE * sigma
+    for width in WINDOWS:  # the narrowest runs that show anything: wider ones only if none do
+        if width > noisy.size or kept.any():
+            break
+        sums = np.convolve(noisy, np.ones(width), mode="valid")
+        for start in np.flatnonzero(sums >= occupancy_threshold(sigma, noisy.size, width)):
+            inside = np.flatnonzero(evident[start:start + width])
+            if inside.size:
+                kept[start + inside[0]:start + inside[-1] + 1] = True
+    return kept
+
+
+def support(noisy: np.ndarray, sigma: float) -> np.ndarray:
+    """Which buckets hold data as the noise lets us see it: the ``core``, then, outward from its
+    outermost buckets, each next bucket ≥ EXTEND_NOISE·σ (never from the zero bucket down to
+    negatives). All False when the core is empty."""
+    noisy = np.asarray(noisy, dtype=float)
+    kept = core(noisy, sigma)
+    if not kept.any():
+        return kept
+    evident = noisy >= EXTEND_NOISE * sigma
+    first, last = int(np.argmax(kept)), int(noisy.size - 1 - np.argmax(kept[::-1]))
+    middle = noisy.size // 2  # the zero bucket: the tail rule never extends from it to negatives
+    while first > 0 and first != middle and evident[first - 1]:
+        first -= 1
+        kept[first] = True
+    while last < noisy.size - 1 and evident[last + 1]:
+        last += 1
+        kept[last] = True
+    return kept
+
+
+def read_bounds(noisy: np.ndarray, sigma: float, buckets: Buckets) -> BoundsReading | None:
+    """The bounds read from noisy bucket counts (post-processing; the module docstring's three
+    steps). None when no bucket is above the noise: the caller falls back to a public rule."""
+    noisy = np.asarray(noisy, dtype=float)
+    kept = np.where(support(noisy, sigma), np.maximum(noisy, 0.0), 0.0)
+    total = kept.sum()
+    if total <= 0:
+        return None
+    occupied = np.flatnonzero(kept > 0)
+    below, above = np.cumsum(kept), np.cumsum(kept[::-1])[::-1]
+    first = int(np.argmax(below > CLIP_SHARE * total))
+    last = int(len(kept) - 1 - np.argmax(above[::-1] > CLIP_SHARE * total))
+    trimmed = (first > occupied[0], last < occupied[-1])
+    middle = buckets.octaves
+    # more than one octave: the thresholds show two buckets or more, or the support spans three
+    # (one false tail pass next to a one-octave column — a year — must not count as spread)
+    shown = np.flatnonzero(core(noisy, sigma))
+    spread = shown[-1] > shown[0] or occupied[-1] - occupied[0] >= 2
+    hidden = EXTEND_NOISE * sigma > CLIP_SHARE * total  # a tail the noise hides may be too large
+    guarded = [False, False]
+    # away from zero: one bucket outward; towards zero: down to zero itself, never across
+    if spread and hidden and not trimmed[0] and first > 0 and first != middle:
+        first, guarded[0] = (middle if first > middle else first - 1), True
+    if spread and hidden and not trimmed[1] and last < len(kept) - 1 and last != middle:
+        last, guarded[1] = (middle if last < middle else last + 1), True
+    lower = 0.0 if guarded[0] and first == middle else buckets.value_range(first)[0]
+    upper = 0.0 if guarded[1] and last == middle else buckets.value_range(last)[1]
+    if math.isclose(upper, lower):  # one integer bucket (zero): bounds need lower < upper
+        upper = lower + 1.0
+    return BoundsReading(lower, upper, first, last, trimmed, (guarded[0], guarded[1]))
 
 
 def bounds_from_noisy(
     noisy: np.ndarray, sigma: float, buckets: Buckets
 ) -> tuple[float, float] | None:
-    """[lower, upper] from noisy bucket counts (post-processing): counts below the occupancy
-    threshold are taken as zero; the lower bound is the first value of the lowest bucket where
-    the cumulative mass passes TAIL of the total, the upper bound the last value of the highest
-    such bucket from above. None when no bucket is occupied."""
-    kept = np.where(noisy >= occupancy_threshold(sigma, buckets.size), noisy, 0.0)
-    total = kept.sum()
-    if total <= 0:
-        return None
-    below = np.cumsum(kept)
-    above = np.cumsum(kept[::-1])[::-1]
-    first = int(np.argmax(below > TAIL * total))
-    last = int(len(kept) - 1 - np.argmax(above[::-1] > TAIL * total))
-    lower, upper = buckets.value_range(first)[0], buckets.value_range(last)[1]
-    if math.isclose(upper, lower):  # one integer bucket (zero): bounds need lower < upper
-        upper = lower + 1.0
-    return lower, upper
+    """[lower, upper] from noisy bucket counts (``read_bounds``), or None when no bucket is
+    above the noise."""
+    reading = read_bounds(noisy, sigma, buckets)
+    return None if reading is None else (reading.lower, reading.upper)
