@@ -79,6 +79,11 @@ def command_run(args: argparse.Namespace) -> int:
     job.check_paths()
     evaluate = job.config.evaluation.enabled and not args.no_evaluation
     runner = SynthesisJob(job)
+    if evaluate:  # the report's folder beside the release: refused now, not after the release
+        from synthpriv.evaluation.job import evaluation_dir
+        from synthpriv.evaluation.report import check_report_folder
+
+        check_report_folder(evaluation_dir(job.output_dir(args.out)))
     said = print_plan_messages(runner, evaluate)
     started = time.perf_counter()
     try:

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from synthpriv.config import EvaluationConfig, Job
 from synthpriv.errors import ConfigError
 from synthpriv.evaluation.evaluate import HOLDOUT_FIX_CLI, Claim, evaluate_sources
-from synthpriv.evaluation.report import write_report
+from synthpriv.evaluation.report import check_report_folder, write_report
 from synthpriv.evaluation.sampling import Source
 from synthpriv.evaluation.shadow import PipelineGenerator
 from synthpriv.evaluation.utility import efficacy_summary
@@ -153,6 +153,7 @@ def evaluate_files(
     if out is None:
         synthetic = Path(synthetic).resolve()
         out = evaluation_dir(synthetic.parent) if claim else Path.cwd() / f"{synthetic.stem}.evaluation"
+    check_report_folder(out)  # a release or a user's file there: refused before any work
     report = evaluate_sources(
         {"real": real, "synthetic": synthetic, "holdout": holdout}, table_schema,
         numeric_columns=table_schema.numeric_names, settings=settings,
