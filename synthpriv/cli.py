@@ -96,8 +96,8 @@ def command_run(args: argparse.Namespace) -> int:
     print(f"synthetic data: {result.out_dir / 'synthetic.csv'}")
     print(f"manifest:       {result.out_dir / 'manifest.json'}")
     if job.schema.drafted_by is not None:
-        print(f"WARNING: released with a DRAFT schema (drafted_by: {job.schema.drafted_by}); "
-              "the manifest records it. See the warning above.", file=sys.stderr)
+        print(f"WARNING: released with a DRAFT schema (drafted_by: {job.schema.drafted_by}): "
+              "NO GUARANTEE, as the manifest states. See the warning above.", file=sys.stderr)
     if evaluate:
         from synthpriv.evaluation.job import evaluate_job
 

@@ -179,8 +179,9 @@ def draft_warning(job: Job) -> str:
     return (f"WARNING: the schema (data.schema of {job.source}) is a draft written by "
             f"'{job.schema.drafted_by}' and never marked reviewed: its bounds, categories and "
             "precision were read from the data, so they may not be public and the release may "
-            "leak them outside the (ε, δ) guarantee. Review every domain, replace it with public "
-            "knowledge, then delete the schema's 'drafted_by' line.")
+            "leak them: a release made with it states NO GUARANTEE (ε only 'if the schema were "
+            "public'). Review every domain, replace it with public knowledge, then delete the "
+            "schema's 'drafted_by' line.")
 
 
 def tstr_note(job: Job, evaluate: bool = True) -> str | None:

@@ -23,7 +23,7 @@ from synthpriv.evaluation.shadow import PipelineGenerator
 from synthpriv.evaluation.utility import efficacy_summary
 from synthpriv.job import RunResult
 from synthpriv.release import SYNTHETIC
-from synthpriv.runner import guarantee_figures
+from synthpriv.runner import guarantee_figures, only_if
 from synthpriv.schema import load_schema
 
 
@@ -55,9 +55,9 @@ def evaluate_job(job: Job, result: RunResult, *, progress: bool = True) -> Evalu
     real: Source = result.real if result.held_back is not None else job.data_path
     guarantee = result.manifest["guarantee"]
     epsilon, delta = guarantee_figures(guarantee)
-    seeded = guarantee["epsilon"] is None
+    conditional = guarantee["epsilon"] is None  # a seeded run or a draft schema: no guarantee
     claim = Claim(epsilon, delta, guarantee["neighbouring"],
-                  "ledger, if the noise were secret (seeded run)" if seeded else "ledger")
+                  f"ledger, if {only_if(guarantee)}" if conditional else "ledger")
     sources = {"real": real, "synthetic": result.out_dir / SYNTHETIC, "holdout": holdout}
     report = evaluate_sources(
         sources, result.job.schema, numeric_columns=job.schema.numeric_names,
