@@ -80,7 +80,7 @@ def test_without_a_public_count_the_decision_is_the_dp_count_s(tmp_path: Path) -
             estimate = model_records(fitted.synthesis.state)
             assert estimate == fitted.synthesis.state.model.total
             released = _released(job, table, seed)
-            assert released == (DELTA < 1.0 / max(1.0, estimate)), (rows, seed, estimate)
+            assert released == (1.0 / max(1.0, estimate) > DELTA), (rows, seed, estimate)
             outcomes[rows].add(released)
     assert outcomes == {N: {True, False}, N + 1: {True, False}}
 
@@ -106,3 +106,16 @@ def test_with_no_count_at_all_the_public_rule_decides(tmp_path: Path) -> None:
         check_delta(job, None)
     job.config.budget.allow_large_delta = True
     check_delta(job, None)
+
+
+def test_the_plan_says_when_delta_waits_for_the_dp_count(tmp_path: Path, capsys) -> None:
+    """No public count and δ above 10⁻⁶: ``synthpriv plan`` says the check comes after the stages
+    and how to move it before the run; with the public count the plan itself decides."""
+    _job(tmp_path / "a")
+    assert main(["plan", str(tmp_path / "a" / "job.yaml")]) == 0
+    error = capsys.readouterr().err
+    assert "budget.delta = 0.001998 is checked after the stages against 1/n̂" in error
+    assert "a table of about 501 rows or more is refused then" in error
+    _job(tmp_path / "b", public_records=N)
+    assert main(["plan", str(tmp_path / "b" / "job.yaml")]) == 0
+    assert "checked after the stages" not in capsys.readouterr().err
