@@ -255,7 +255,8 @@ def tradeoff_figure(table: pd.DataFrame, name: str) -> bytes:
         ax.set_xscale("log")
         ax.set_xlabel("ε (δ fixed)")
         ax.set_title(title, fontsize=10)
-        ax.legend(fontsize=7)
+        if ax.get_legend_handles_labels()[0]:  # every run failed: an empty panel, no legend
+            ax.legend(fontsize=7)
     figure.suptitle(f"Privacy–utility trade-off: {name} (mean, min–max over repeats)", fontsize=12)
     figure.tight_layout()
     return png(figure)

@@ -119,3 +119,19 @@ def test_the_plan_says_when_delta_waits_for_the_dp_count(tmp_path: Path, capsys)
     _job(tmp_path / "b", public_records=N)
     assert main(["plan", str(tmp_path / "b" / "job.yaml")]) == 0
     assert "checked after the stages" not in capsys.readouterr().err
+
+
+def test_the_sweep_decides_as_a_release_would(tmp_path: Path, capsys) -> None:
+    """δ = 0.01 on 500 rows: with the public count the sweep refuses at once on it (exit 2);
+    without it each run is refused on its own DP n̂, recorded as a failed run."""
+    _job(tmp_path / "a", delta=0.01, public_records=N)
+    args = ["--epsilons", "1,2", "--no-reference"]
+    assert main(["sweep", str(tmp_path / "a" / "job.yaml"), *args, "--out",
+                 str(tmp_path / "a" / "sweep")]) == 2
+    assert "data.public_records = 500" in capsys.readouterr().err
+    _job(tmp_path / "b", delta=0.01)
+    out = tmp_path / "b" / "sweep"
+    assert main(["sweep", str(tmp_path / "b" / "job.yaml"), *args, "--out", str(out)]) == 1
+    rows = pd.read_csv(out / "tradeoff.csv")
+    assert list(rows["status"]) == ["failed", "failed"]
+    assert rows["error"].str.contains("is not below 1/n̂").all()
