@@ -25,9 +25,9 @@ GUARANTEE = (
     "public and not protected, except the bounds and categories a DP domain step chose (its "
     "events are in the ledger), which this guarantee covers. It speaks of tables whose every row "
     "fits the schema: a row that does not (a missing value where the schema allows none, a "
-    "category not listed under unknown_categories: error, a non-number, or a fraction in an "
-    "integer column, a derived column that disagrees with its source, a malformed row) or an "
-    "empty table makes the run refuse, so this release's existence tells that there is no such "
+    "category not listed under unknown_categories: error, a non-number in a numeric column, a "
+    "fraction in an integer column, a derived column that disagrees with its source, a malformed "
+    "row) or an empty table makes the run refuse, so this release's existence tells that there is no such "
     "row; that is safe only because the schema is public (declared without reading the data)."
 )
 # Why a release has no guarantee, by the condition under which it would: the statement's opening
