@@ -104,6 +104,8 @@ class Synthesizer:
 
     @property
     def schema(self) -> Schema:
+        """The schema as given; after ``fit``, the resolved one (the DP domain step's bounds and
+        categories where the given schema left them out): the model's, as in a release."""
         return self.job.schema
 
     def plan(self) -> Plan:
@@ -134,6 +136,9 @@ class Synthesizer:
         fitted = runner.fit(evaluate=False)
         fitted.synthetic.to_frame()  # drawn once and kept: ``synthetic`` and ``release`` read it
         self._job_object, self._fitted = runner, fitted
+        # From here on the job is the resolved one: its schema holds the DP domain step's bounds
+        # and categories where the given schema left them out (as a loaded release's does).
+        self.job = fitted.synthesis.job
         self._model = ReleasedModel.from_state(fitted.synthesis.state, self.job.schema,
                                                list(fitted.synthetic.columns))
         return self
@@ -244,6 +249,7 @@ class Synthesizer:
         from synthpriv.chunks import read_input
         from synthpriv.table import check_frame
 
+        given = self._job(IN_MEMORY).schema  # the rows' own schema: the fit checked them on it
         if isinstance(data, pd.DataFrame):
-            return check_frame(data, self.schema)
-        return read_input(Path(data), self.schema)
+            return check_frame(data, given)
+        return read_input(Path(data), given)

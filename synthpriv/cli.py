@@ -84,6 +84,11 @@ def command_run(args: argparse.Namespace) -> int:
     job.check_paths()
     evaluate = job.config.evaluation.enabled and not args.no_evaluation
     runner = SynthesisJob(job)
+    if evaluate:  # the report's folder beside the release: refused now, not after the release
+        from synthpriv.evaluation.job import evaluation_dir
+        from synthpriv.evaluation.report import check_report_folder
+
+        check_report_folder(evaluation_dir(job.output_dir(args.out)))
     said = print_plan_messages(runner, evaluate)
     started = time.perf_counter()
     try:
@@ -100,8 +105,8 @@ def command_run(args: argparse.Namespace) -> int:
     for line in domain_lines(job.schema, result.job.schema):
         print(line)
     if job.schema.drafted_by is not None:
-        print(f"WARNING: released with a DRAFT schema (drafted_by: {job.schema.drafted_by}); "
-              "the manifest records it. See the warning above.", file=sys.stderr)
+        print(f"WARNING: released with a DRAFT schema (drafted_by: {job.schema.drafted_by}): "
+              "NO GUARANTEE, as the manifest states. See the warning above.", file=sys.stderr)
     if evaluate:
         from synthpriv.evaluation.job import evaluate_job
 

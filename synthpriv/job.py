@@ -119,16 +119,66 @@ def job_source(job: Job) -> RandomSource:
     return RandomSource.secure() if seed is None else RandomSource.seeded(seed)
 
 
-def check_delta(job: Job, records: int) -> None:
-    """Refuse δ ≥ 1/n unless the config allows it (the standard guidance is δ ≪ 1/n)."""
+DELTA_WITHOUT_COUNT = 1e-6
+"""The public rule for δ when a run has neither a public row count nor a DP count: δ ≤ 10⁻⁶,
+which is below 1/n for every table of under a million rows (a larger table: set
+data.public_records)."""
+
+
+def check_delta(job: Job, dp_records: float | None = None) -> None:
+    """Refuse δ ≥ 1/n (the standard guidance is δ ≪ 1/n) unless ``budget.allow_large_delta``,
+    deciding on public or DP quantities only, never on the exact row count: whether a release
+    exists must not turn on one row (issue 23). n is, in order:
+
+    * ``data.public_records``, checked at plan time (``SynthesisJob.planned``) before any data
+      is read, so a table and its neighbour get the same answer;
+    * else ``dp_records``, a DP estimate of n the run already bought (the model's noisy total:
+      the marginals' noisy sums or the generator's noisy count), checked after the stages: the
+      decision is post-processing of a DP output, covered by the ledger at no further cost;
+    * else the public rule δ ≤ ``DELTA_WITHOUT_COUNT``.
+    """
     budget = job.config.budget
-    n = job.config.data.public_records or records
-    if budget.delta >= 1.0 / n and not budget.allow_large_delta:
+    if budget.allow_large_delta:
+        return
+    delta, public = budget.delta, job.config.data.public_records
+    fix = "Choose δ ≪ 1/n (e.g. 1e-6), or set budget.allow_large_delta: true if you know why."
+    if public is not None:
+        if delta >= 1.0 / public:
+            raise BudgetError(
+                f"budget.delta = {delta:g} is not below 1/n = {1.0 / public:.3g} for the public row "
+                f"count data.public_records = {public}: such a δ allows releasing a whole row "
+                f"(checked before any data was read). {fix}")
+        return
+    if dp_records is not None and np.isfinite(dp_records):
+        estimate = max(1.0, float(dp_records))
+        if delta >= 1.0 / estimate:
+            raise BudgetError(
+                f"budget.delta = {delta:g} is not below 1/n̂ = {1.0 / estimate:.3g}, n̂ = "
+                f"{estimate:.0f} being this run's DP estimate of the row count (the model's "
+                "noisy total; the exact count is never used, so no single row decides whether a "
+                "release exists): such a δ allows releasing a whole row. Nothing was released. "
+                f"{fix} With data.public_records set, δ is checked before the run.")
+        return
+    if delta > DELTA_WITHOUT_COUNT:
         raise BudgetError(
-            f"budget.delta = {budget.delta:g} is not below 1/n = {1.0 / n:.3g} for this table: such a "
-            "δ allows releasing a whole row. Choose δ ≪ 1/n (e.g. 1e-6), or set "
-            "budget.allow_large_delta: true if you know why."
-        )
+            f"budget.delta = {delta:g} is above {DELTA_WITHOUT_COUNT:g}: with neither a public row "
+            "count (data.public_records) nor a DP estimate of it from the run, δ must meet the "
+            f"public rule δ ≤ {DELTA_WITHOUT_COUNT:g} (below 1/n for any table of under a million "
+            f"rows). Set data.public_records, or {fix[0].lower()}{fix[1:]}")
+
+
+def check_public_delta(job: Job) -> None:
+    """The plan-time part of ``check_delta``: δ against ``data.public_records`` when the config
+    gives it (before any data is read); without it δ waits for the run's DP count."""
+    if job.config.data.public_records is not None:
+        check_delta(job)
+
+
+def model_records(state: PipelineState) -> float | None:
+    """The model's record count: the public count or a DP estimate of it (``SamplingModel.
+    total``), or None when the stages left no model with one."""
+    total = getattr(state.model, "total", None)
+    return None if total is None else float(total)
 
 
 def holds_back(job: Job, evaluate: bool = True) -> bool:
@@ -220,9 +270,12 @@ class SynthesisJob:
 
     @cached_property
     def planned(self) -> Planned:
-        """The plan and the recipe's stages, from public information only."""
+        """The plan and the recipe's stages, from public information only; δ is checked here
+        against a public row count when the config gives one (``check_delta``)."""
         with self.step("plan"):
-            return plan_job(self.job)
+            planned = plan_job(self.job)
+            check_public_delta(self.job)
+            return planned
 
     @property
     def plan(self) -> Plan:
@@ -311,7 +364,8 @@ class SynthesisJob:
 
     def fit(self, evaluate: bool = True) -> Fitted:
         """Resolve the domain (if the schema leaves one out), read the input (holding rows back
-        when the run evaluates and the config asks), check δ against n and run the stages;
+        when the run evaluates and the config asks), run the stages and check δ against the
+        model's DP row count (``check_delta``; a public count was checked when planned);
         nothing is written. The plan-time warnings (public inputs only) go to the manifest."""
         from synthpriv.plan_warnings import plan_messages
 
@@ -322,8 +376,8 @@ class SynthesisJob:
         # DP bounds/categories where the schema gives none (every input row: DP like the rest)
         job, planned = self.resolve(ledger, self.source, self.table)
         with self.open_input(job, evaluate) as (data, members, held_back):
-            check_delta(job, data.records)
             run = self.run_stages(job, planned, data, self.source, ledger)
+        check_delta(job, model_records(run.state))  # public n (checked when planned) or DP n̂
         return Fitted(run, run.synthetic.in_order(columns), members, held_back, warnings)
 
     def release(self, fitted: Fitted, out: Path | None = None, *, force: bool = False,

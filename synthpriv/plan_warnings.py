@@ -174,6 +174,8 @@ def plan_messages(
             messages.append(f"{level}: stage 'domain': {text}")
     if job.schema.drafted_by is not None:
         messages.append(draft_warning(job))
+    if informational and (note := delta_note(job)) is not None:
+        messages.append(note)
     note = tstr_note(job, evaluate)
     if note is not None:
         messages.append(note)
@@ -231,8 +233,25 @@ def draft_warning(job: Job) -> str:
     return (f"WARNING: the schema (data.schema of {job.source}) is a draft written by "
             f"'{job.schema.drafted_by}' and never marked reviewed: its bounds, categories and "
             "precision were read from the data, so they may not be public and the release may "
-            "leak them outside the (ε, δ) guarantee. Review every domain, replace it with public "
-            "knowledge, then delete the schema's 'drafted_by' line.")
+            "leak them: a release made with it states NO GUARANTEE (ε only 'if the schema were "
+            "public'). Review every domain, replace it with public knowledge, then delete the "
+            "schema's 'drafted_by' line.")
+
+
+def delta_note(job: Job) -> str | None:
+    """Without a public row count, δ < 1/n is checked only after the stages, on the run's DP
+    estimate n̂ (``synthpriv.job.check_delta``): said at plan time when δ is large enough for
+    that check to refuse a table of some plausible size (δ above the public rule's 10⁻⁶)."""
+    from synthpriv.job import DELTA_WITHOUT_COUNT
+
+    budget = job.config.budget
+    if (job.config.data.public_records is not None or budget.allow_large_delta
+            or budget.delta <= DELTA_WITHOUT_COUNT):
+        return None
+    return (f"note: budget.delta = {budget.delta:g} is checked after the stages against 1/n̂, n̂ "
+            "the run's DP estimate of the row count (never the exact count): a table of about "
+            f"{_figure(1.0 / budget.delta)} rows or more is refused then, its budget spent and "
+            "nothing released. Set data.public_records to check it before the run.")
 
 
 def tstr_note(job: Job, evaluate: bool = True) -> str | None:

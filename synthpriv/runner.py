@@ -23,38 +23,96 @@ GUARANTEE = (
     "({epsilon:.4g}, {delta:g})-differential privacy for every individual row, where neighbouring "
     "tables differ by {relation}. The schema (column names, domains, bins) and the config are "
     "public and not protected, except the kinds, bounds and categories a DP domain step chose "
-    "(its events are in the ledger), which this guarantee covers."
+    "(its events are in the ledger), which this guarantee covers. It speaks of tables whose every row "
+    "fits the schema: a row that does not (a missing value where the schema allows none, a "
+    "category not listed under unknown_categories: error, a non-number in a numeric column, a "
+    "fraction in an integer column, a derived column that disagrees with its source, a malformed "
+    "row) or an empty table makes the run refuse, so this release's existence tells that there is no such "
+    "row; that is safe only because the schema is public (declared without reading the data). "
+    "A column of kind auto refuses no cell: one that does not fit the kind decided is missing."
 )
-SEEDED_STATEMENT = (
-    "NO GUARANTEE: this is a seeded run. Whoever knows the seed can recompute the noise and "
-    "subtract it, so the release is not differentially private. If the noise were secret (a "
-    "research figure only), it would be: "
-)
+# Why a release has no guarantee, by the condition under which it would: the statement's opening
+# and the terminal's reason. The manifest's figure is then ``epsilon_if_<conditions>`` (joined by
+# ``_and_``), e.g. ``epsilon_if_noise_secret`` for a seeded run.
+NO_GUARANTEE = {
+    "noise_secret": (
+        "NO GUARANTEE: this is a seeded run. Whoever knows the seed can recompute the noise and "
+        "subtract it, so the release is not differentially private.",
+        "seeded run, NOT FOR RELEASE", "the noise were secret"),
+    "schema_public": (
+        "NO GUARANTEE: the schema is a draft read from the data (drafted_by: {drafted_by}) and "
+        "was never marked reviewed: its kinds, bounds and categories (exact minima and maxima "
+        "among them, copied into this manifest) were read from the rows outside any mechanism, "
+        "so the domain is not covered and the release is not differentially private.",
+        "domain read from the data (draft schema), NOT COVERED", "the schema were public"),
+}
 RELATIONS = {"add_remove": "adding or removing one row", "replace_one": "replacing one row"}
+CONDITIONAL = "epsilon_if_"
+
+
+def guarantee_conditions(guarantee: dict) -> list[str]:
+    """The conditions a manifest's guarantee holds under only (``noise_secret``,
+    ``schema_public``): none for a release with a guarantee."""
+    if guarantee.get("epsilon") is not None:
+        return []
+    key = next(k for k in guarantee if k.startswith(CONDITIONAL))
+    return key[len(CONDITIONAL):].split("_and_")
 
 
 def guarantee_figures(guarantee: dict) -> tuple[float, float]:
-    """(ε, δ) of a manifest's guarantee: the guarantee itself, or, for a seeded run (which has
-    none), what it would be if the noise were secret."""
-    if guarantee.get("epsilon") is not None:
+    """(ε, δ) of a manifest's guarantee: the guarantee itself, or, for a seeded run or a draft
+    schema (which have none), what it would be if the noise were secret and the schema public."""
+    conditions = guarantee_conditions(guarantee)
+    if not conditions:
         return float(guarantee["epsilon"]), float(guarantee["delta"])
-    return float(guarantee["epsilon_if_noise_secret"]), float(guarantee["delta_if_noise_secret"])
+    suffix = "_and_".join(conditions)
+    return float(guarantee[CONDITIONAL + suffix]), float(guarantee[f"delta_if_{suffix}"])
+
+
+def only_if(guarantee: dict) -> str:
+    """'the noise were secret and the schema were public': when the figures would hold."""
+    return " and ".join(NO_GUARANTEE[c][2] for c in guarantee_conditions(guarantee))
 
 
 def guarantee_lines(manifest: dict) -> list[str]:
-    """What the terminal says of a release's privacy: the guarantee (or, for a seeded run, that
-    there is none), and which bound of the ledger it is."""
+    """What the terminal says of a release's privacy: the guarantee (or, for a seeded run or a
+    draft schema, that there is none, and why), and which bound of the ledger it is."""
     guarantee, ledger = manifest["guarantee"], manifest["ledger"]
     epsilon, delta = guarantee_figures(guarantee)
     bounds = ", ".join(
         f"{name.upper()} {ledger[f'epsilon_{name}']:.4f}" if ledger[f"epsilon_{name}"] is not None
         else f"{name.upper()} not valid here (adaptive stage)" for name in ("rdp", "pld")
     )
-    if guarantee["epsilon"] is None:
-        return [f"privacy: NONE — seeded run, NOT FOR RELEASE (ε = {epsilon:.4f}, δ = {delta:g} "
-                f"only if the noise were secret; {guarantee['neighbouring']}; ledger: {bounds})"]
+    conditions = guarantee_conditions(guarantee)
+    if conditions:
+        why = "; ".join(NO_GUARANTEE[c][1] for c in conditions)
+        return [f"privacy: NONE — {why} (ε = {epsilon:.4f}, δ = {delta:g} only if "
+                f"{only_if(guarantee)}; {guarantee['neighbouring']}; ledger: {bounds})"]
     return [f"privacy: ε = {epsilon:.4f}, δ = {delta:g} ({guarantee['neighbouring']}; ledger: "
             f"{bounds}; reported: {ledger['bound'].upper()})"]
+
+
+def build_guarantee(job: Job, reported: float, seeded: bool) -> dict:
+    """The manifest's guarantee: (ε, δ) and its statement; for a seeded run (anyone with the seed
+    can subtract the noise) or a schema still marked ``drafted_by`` (its domain read from the
+    rows), none: ``epsilon`` null and the figure only as ``epsilon_if_<conditions>``."""
+    budget = job.config.budget
+    statement = GUARANTEE.format(
+        epsilon=reported, delta=budget.delta, relation=RELATIONS[budget.neighbouring])
+    conditions = [c for c, holds in (("noise_secret", seeded),
+                                     ("schema_public", job.schema.drafted_by is not None)) if holds]
+    if not conditions:
+        return {"epsilon": reported, "delta": budget.delta, "neighbouring": budget.neighbouring,
+                "statement": statement}
+    reasons = " ".join(NO_GUARANTEE[c][0] for c in conditions)
+    wording = " and ".join(NO_GUARANTEE[c][2] for c in conditions)
+    suffix = "_and_".join(conditions)
+    return {
+        "epsilon": None, "delta": None, "neighbouring": budget.neighbouring,
+        "statement": (reasons.format(drafted_by=job.schema.drafted_by) + f" If {wording} (a "
+                      "research figure only), it would be: " + statement),
+        CONDITIONAL + suffix: reported, f"delta_if_{suffix}": budget.delta,
+    }
 
 
 def package_versions() -> dict[str, str]:
@@ -84,23 +142,7 @@ def build_manifest(
         if source.is_seeded
         else {"mode": "secure", "source": "operating-system CSPRNG (os.urandom)"}
     )
-    guarantee = {
-        "epsilon": reported,
-        "delta": budget.delta,
-        "neighbouring": budget.neighbouring,
-        "statement": GUARANTEE.format(
-            epsilon=reported, delta=budget.delta, relation=RELATIONS[budget.neighbouring]
-        ),
-    }
-    if source.is_seeded:
-        guarantee = {
-            "epsilon": None,
-            "delta": None,
-            "neighbouring": budget.neighbouring,
-            "statement": SEEDED_STATEMENT + guarantee["statement"],
-            "epsilon_if_noise_secret": reported,
-            "delta_if_noise_secret": budget.delta,
-        }
+    guarantee = build_guarantee(job, reported, source.is_seeded)
     return {
         "synthpriv_manifest": 1,
         "job": job.config.name,

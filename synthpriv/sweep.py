@@ -1,9 +1,11 @@
 """The privacy–utility sweep: run one job at several ε (and repeats), evaluate each, plot.
 
 Each run re-runs the job's pipeline at the given ε with fresh noise (secure randomness; or, when
-the config sets a research seed, a distinct seed per run), evaluates the synthetic table against
-the real one and the holdout, and adds a row to ``tradeoff.csv``. A non-DP reference (SDV's
-GaussianCopula on the same training rows) is evaluated once and drawn as a horizontal line.
+the config sets a research seed, a distinct seed per run), refuses it as a release would when δ
+is not below 1/n̂ (``check_delta``: public or DP counts only, never the exact n), evaluates the
+synthetic table against the real one and the holdout, and adds a row to ``tradeoff.csv``. A
+non-DP reference (SDV's GaussianCopula on the same training rows) is evaluated once and drawn
+as a horizontal line.
 Nothing is released: the synthetic tables stay in memory, and the outputs (which read the real
 data) are NOT differentially private.
 """
@@ -29,7 +31,7 @@ from synthpriv.errors import ConfigError, DataError
 from synthpriv.evaluation.controls import sdv_generator
 from synthpriv.evaluation.evaluate import NOTICE, Claim, evaluate_tables
 from synthpriv.evaluation.report import json_ready
-from synthpriv.job import SynthesisJob, check_delta
+from synthpriv.job import SynthesisJob, check_delta, check_public_delta, model_records
 from synthpriv.privacy.randomness import RandomSource
 
 COLUMNS = (
@@ -118,8 +120,8 @@ def run_sweep(
     if repeats < 1:
         raise ConfigError(f"--repeats must be at least 1, got {repeats}.")
     whole = SynthesisJob(job)
+    check_public_delta(job)  # before the data is read; else each run's DP n̂ decides
     real = whole.read()
-    check_delta(job, len(real))
     train, held_back = whole.split(real)
     holdout = read_input(job.holdout_path, job.schema) if job.holdout_path else held_back
     if holdout is None:
@@ -142,6 +144,7 @@ def run_sweep(
             run_job = SynthesisJob(job.with_budget(epsilon, None), source=_run_source(job, index))
             start = time.perf_counter()
             run = run_job.synthesise(train)
+            check_delta(job, model_records(run.state))  # as a release would: on DP n̂ only
             synthetic = run.synthetic.to_frame()  # drawn here: sampling is part of the fit's time
             fit_seconds = time.perf_counter() - start
             ledger_epsilon = run.ledger.epsilon(budget.delta)
@@ -252,7 +255,8 @@ def tradeoff_figure(table: pd.DataFrame, name: str) -> bytes:
         ax.set_xscale("log")
         ax.set_xlabel("ε (δ fixed)")
         ax.set_title(title, fontsize=10)
-        ax.legend(fontsize=7)
+        if ax.get_legend_handles_labels()[0]:  # every run failed: an empty panel, no legend
+            ax.legend(fontsize=7)
     figure.suptitle(f"Privacy–utility trade-off: {name} (mean, min–max over repeats)", fontsize=12)
     figure.tight_layout()
     return png(figure)

@@ -75,3 +75,36 @@ def test_schema_as_mapping_and_fit_from_a_path(tmp_path: Path, adult_sample_csv:
     assert manifest["records"]["released"] == len(synth.synthetic)
     loaded = Synthesizer.load(folder)
     assert loaded.query("sex")["count"].sum() == pytest.approx(synth.query("sex")["count"].sum())
+
+
+OPEN_SCHEMA = {"columns": [  # no bounds, no categories: the fit's DP domain step chooses them
+    {"name": "colour", "kind": "categorical", "other": "other"},
+    {"name": "shape", "kind": "categorical", "other": "other"},
+    {"name": "size", "kind": "integer"},
+    {"name": "weight", "kind": "integer"},
+]}
+
+
+@pytest.mark.parametrize("recipe", ["independent", "mst"])
+def test_after_a_fit_on_a_schema_without_domains_the_model_has_the_dp_domain(
+    tmp_path: Path, recipe: str
+) -> None:
+    """sample, query, release and load work after the DP domain step resolved the schema; the
+    model's schema is the resolved one (categories and bounds chosen by the step)."""
+    from tests.evaluation.tiny import tiny_table
+
+    synth = Synthesizer(OPEN_SCHEMA, epsilon=2.0, delta=1e-5, recipe=recipe, seed=3)
+    synth.fit(tiny_table(600, 1))
+    colour = synth.schema.column("colour")
+    assert colour.categories and set(colour.categories) <= {"red", "green", "blue", "other"}
+    assert synth.schema.column("size").upper is not None
+    rows = synth.sample(50, seed=1)
+    assert len(rows) == 50 and set(rows["colour"]) <= set(colour.categories)
+    marginal = synth.query("colour")
+    assert set(marginal["colour"]) == set(colour.categories)
+    assert marginal["count"].sum() == pytest.approx(len(synth.synthetic), rel=0.5)
+    folder = synth.release(tmp_path / "release")
+    loaded = Synthesizer.load(folder)
+    assert loaded.schema.column("colour").categories == colour.categories
+    assert len(loaded.sample(20, seed=2)) == 20
+    assert loaded.query("colour")["count"].sum() == pytest.approx(marginal["count"].sum())

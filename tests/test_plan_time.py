@@ -58,9 +58,11 @@ def test_no_evaluation_holds_nothing_back(tmp_path: Path, capsys, monkeypatch) -
     fitted: list[int] = []
     import synthpriv.job
 
-    original = synthpriv.job.check_delta
-    monkeypatch.setattr(synthpriv.job, "check_delta",
-                        lambda job, records: (fitted.append(records), original(job, records)))
+    original = synthpriv.job.SynthesisJob.run_stages
+    monkeypatch.setattr(synthpriv.job.SynthesisJob, "run_stages",
+                        lambda self, job, planned, data, *rest: (
+                            fitted.append(data.records),
+                            original(self, job, planned, data, *rest))[1])
     assert main(["run", str(config), "--no-evaluation"]) == 0
     assert fitted == [400]
     assert "evaluation (" not in capsys.readouterr().out  # no evaluation ran

@@ -17,13 +17,13 @@ from pydantic import ValidationError
 from synthpriv.config import EvaluationConfig, Job
 from synthpriv.errors import ConfigError
 from synthpriv.evaluation.evaluate import HOLDOUT_FIX_CLI, Claim, evaluate_sources
-from synthpriv.evaluation.report import write_report
+from synthpriv.evaluation.report import check_report_folder, write_report
 from synthpriv.evaluation.sampling import Source
 from synthpriv.evaluation.shadow import PipelineGenerator
 from synthpriv.evaluation.utility import efficacy_summary
 from synthpriv.job import RunResult
 from synthpriv.release import SYNTHETIC
-from synthpriv.runner import guarantee_figures
+from synthpriv.runner import guarantee_figures, only_if
 from synthpriv.schema import load_schema
 
 
@@ -55,9 +55,9 @@ def evaluate_job(job: Job, result: RunResult, *, progress: bool = True) -> Evalu
     real: Source = result.real if result.held_back is not None else job.data_path
     guarantee = result.manifest["guarantee"]
     epsilon, delta = guarantee_figures(guarantee)
-    seeded = guarantee["epsilon"] is None
+    conditional = guarantee["epsilon"] is None  # a seeded run or a draft schema: no guarantee
     claim = Claim(epsilon, delta, guarantee["neighbouring"],
-                  "ledger, if the noise were secret (seeded run)" if seeded else "ledger")
+                  f"ledger, if {only_if(guarantee)}" if conditional else "ledger")
     sources = {"real": real, "synthetic": result.out_dir / SYNTHETIC, "holdout": holdout}
     report = evaluate_sources(
         sources, result.job.schema, numeric_columns=job.schema.numeric_names,
@@ -153,6 +153,7 @@ def evaluate_files(
     if out is None:
         synthetic = Path(synthetic).resolve()
         out = evaluation_dir(synthetic.parent) if claim else Path.cwd() / f"{synthetic.stem}.evaluation"
+    check_report_folder(out)  # a release or a user's file there: refused before any work
     report = evaluate_sources(
         {"real": real, "synthetic": synthetic, "holdout": holdout}, table_schema,
         numeric_columns=table_schema.numeric_names, settings=settings,

@@ -2,7 +2,9 @@
 
 The Markdown and the HTML are rendered from one list of sections, so they say the same thing;
 the HTML embeds its PNG plots (base64), the Markdown links the copies in ``plots/``. The folder is
-written beside a temporary name and renamed into place when complete.
+written beside a temporary name and renamed into place when complete. An existing folder is
+replaced only when it holds nothing but an earlier report's files (``check_report_folder``): a
+release or a user's file in it is refused, never deleted.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from synthpriv.errors import ReleaseError
 from synthpriv.evaluation.plots import report_figures
+from synthpriv.release import MANIFEST, SYNTHETIC
 
 JSON, MARKDOWN, HTML = "report.json", "report.md", "report.html"
 FPRS = ("0.1", "0.01", "0.001")
@@ -354,23 +358,64 @@ def json_ready(value: object) -> object:
     return value
 
 
+PLOTS = "plots"
+
+
+def check_report_folder(folder: Path) -> None:
+    """Refuse, before any work, a report folder that exists and holds anything a report does not
+    write (report.json/.md/.html, plots/*.png): a release (its manifest.json or synthetic.csv),
+    which the non-DP report would replace, or a user's file, which would be deleted. A missing or
+    empty folder, or an earlier report, is fine (the report replaces it whole)."""
+    folder = Path(folder).resolve()
+    if not folder.exists():
+        return
+    if not folder.is_dir():
+        raise ReleaseError(f"report folder {folder} exists and is not a folder: nothing was "
+                           "touched. Choose another --out.")
+    release = sorted({SYNTHETIC, MANIFEST} & {p.name for p in folder.iterdir()})
+    if release:
+        raise ReleaseError(
+            f"report folder {folder} holds a release ({', '.join(release)}); the evaluation "
+            "report (NOT differentially private) would replace it: nothing was touched. Choose "
+            f"another --out, e.g. {folder.parent / (folder.name + '.evaluation')}.")
+    foreign = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if not _ours(folder, p))
+    if foreign:
+        raise ReleaseError(
+            f"report folder {folder} holds files an evaluation report does not write "
+            f"({', '.join(foreign[:3])}{', ...' if len(foreign) > 3 else ''}); replacing the "
+            "folder would delete them: nothing was touched. Choose another --out, or move them.")
+
+
+def _ours(folder: Path, path: Path) -> bool:
+    """Whether ``path`` (inside ``folder``) is one of the files or folders a report writes."""
+    parts = path.relative_to(folder).parts
+    if len(parts) == 1:
+        return (parts[0] in (JSON, MARKDOWN, HTML) and path.is_file()) or (
+            parts[0] == PLOTS and path.is_dir() and not path.is_symlink())
+    return (len(parts) == 2 and parts[0] == PLOTS and parts[1].endswith(".png")
+            and path.is_file() and not path.is_symlink())
+
+
 def write_report(folder: Path, report: dict) -> dict[str, Path]:
     """Write report.json, report.md, report.html and plots/*.png into ``folder`` (replaced
-    whole: the files appear together). Returns the paths by name."""
+    whole: the files appear together). An existing folder is replaced only when it holds an
+    earlier report and nothing else (``check_report_folder``). Returns the paths by name."""
     folder = Path(folder).resolve()
+    check_report_folder(folder)
     folder.parent.mkdir(parents=True, exist_ok=True)
     figures = report_figures(report)
     parts = sections(report)
     staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.tmp-", dir=folder.parent))
     try:
-        (staging / "plots").mkdir()
+        (staging / PLOTS).mkdir()
         for name, data in figures.items():
-            (staging / "plots" / name).write_bytes(data)
+            (staging / PLOTS / name).write_bytes(data)
         text = json.dumps(json_ready(report), indent=1, default=str, allow_nan=False)
         (staging / JSON).write_text(text + "\n")
         (staging / MARKDOWN).write_text(to_markdown(parts))
         (staging / HTML).write_text(to_html(parts, figures))
         if folder.exists():
+            check_report_folder(folder)  # again just before: nothing else appeared meanwhile
             shutil.rmtree(folder)
         os.rename(staging, folder)
     except BaseException:

@@ -132,3 +132,41 @@ def test_opt_in_shadow_attack_reaches_the_report(tmp_path):
     assert result["test_tables"] == 4 and result["records_per_table"] == 50
     assert "shadow/pipeline" in report["privacy"]["verdict"]["bounds"]
     assert "## Shadow-model attack" in (folder / "report.md").read_text()
+
+
+def _tree(folder) -> dict:
+    """Every file under ``folder`` with its bytes (what "nothing was touched" compares)."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file()}
+
+
+def test_evaluate_out_on_a_release_is_refused_and_the_release_kept(tmp_path, capsys):
+    """``--out`` naming a release folder: one clear line, exit 2, the release byte for byte."""
+    config = write_tiny_job(tmp_path)
+    assert main(["run", str(config), "--no-evaluation"]) == 0
+    release = tmp_path / "out" / "tiny"
+    before = _tree(release)
+    capsys.readouterr()
+    args = evaluate_other_tool_args(tmp_path)  # ends with --out DIR
+    assert main([*args[:-1], str(release), "--controls", "identity", "--no-anonymeter"]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "holds a release (manifest.json, synthetic.csv)" in error
+    assert _tree(release) == before
+
+
+def test_evaluate_out_keeps_a_users_file_and_replaces_only_its_own_report(tmp_path, capsys):
+    """A folder with a file the report did not write is refused untouched; a folder holding an
+    earlier report (and nothing else) is replaced by the new one."""
+    write_tiny_job(tmp_path)
+    args = evaluate_other_tool_args(tmp_path, "--controls", "identity", "--no-anonymeter")
+    folder = tmp_path / "eval"
+    (folder / "plots").mkdir(parents=True)
+    (folder / "plots" / "notes.txt").write_text("mine")
+    assert main(args) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "does not write (plots/notes.txt)" in error
+    assert _tree(folder) == {"plots/notes.txt": b"mine"}
+    (folder / "plots" / "notes.txt").unlink()
+    (folder / "report.md").write_text("an earlier report")
+    assert main(args) == 0  # an earlier report (only report files) is replaced
+    assert (folder / "report.md").read_text().startswith("# Evaluation of")

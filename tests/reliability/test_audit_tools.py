@@ -27,7 +27,9 @@ def test_pooling_one_audits_scores_gives_its_own_bounds(tmp_path) -> None:
     """The pooled bound of one saved audit is that audit's bound (same levels, same splits), and
     pooling two files is the bound of their concatenation."""
     pool = _load("audit_pool")
-    result = run_audit(AuditSetting("independent", 4.0, 0.1), runs=12)
+    # δ = 0.1 on 8 and 9 rows: above 1/n̂ whenever the noisy count reaches 10 (the δ check reads
+    # the DP n̂, not the exact n), so the pooling test lifts it; the δ check is not its subject
+    result = run_audit(AuditSetting("independent", 4.0, 0.1, allow_large_delta=True), runs=12)
     np.savez(tmp_path / "a.npz", **result.scores)
     alone = pool.certified(pool.pooled_scores([tmp_path / "a.npz"]), 0.1, 0.05, 0.5)
     assert alone["white"] == result.white["eps_lower_bound"]

@@ -121,9 +121,14 @@ def test_bad_config_gives_one_clear_message(cli_run, tmp_path, overrides, expect
 
 
 def test_delta_of_at_least_one_over_n_is_refused(cli_run, tmp_path) -> None:
+    """Against the public count when given (at plan time), else against the run's DP estimate
+    n̂ (never the exact n: synthpriv.job.check_delta)."""
     rows = HEADER + "30,Paris,1\n" * 200
+    code, error = cli_run(rows, budget={"delta": 0.01}, data={"public_records": 200})
+    assert_clean_failure(code, error, ["budget.delta = 0.01 is not below 1/n = 0.005 for the "
+                                       "public row count", "Choose δ ≪ 1/n"], tmp_path / "release")
     code, error = cli_run(rows, budget={"delta": 0.01})
-    assert_clean_failure(code, error, ["budget.delta = 0.01 is not below 1/n = 0.005",
+    assert_clean_failure(code, error, ["budget.delta = 0.01 is not below 1/n̂",
                                        "Choose δ ≪ 1/n"], tmp_path / "release")
 
 
