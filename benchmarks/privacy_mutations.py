@@ -207,12 +207,19 @@ def copy_tree(scratch: Path) -> Path:
 
 
 def first_failure(output: str) -> str:
-    match = re.search(r"^(?:FAILED|ERROR) (\S+)", output, re.MULTILINE)
-    return match.group(1) if match else ""
+    """The first failing test and, shortened, why (pytest's short summary line)."""
+    match = re.search(r"^(?:FAILED|ERROR) (\S+)(?: - (.*))?$", output, re.MULTILINE)
+    if not match:
+        return ""
+    test, reason = match.group(1), (match.group(2) or "").replace("|", "/")
+    return f"{test} ({reason[:80]})" if reason else test
 
 
-def run_one(mutation: Mutation, python: str, timeout: float) -> tuple[str, str, float]:
-    """(verdict, first failing test, seconds) for one mutation."""
+def run_one(
+    mutation: Mutation, python: str, timeout: float, targeted: bool = False
+) -> tuple[str, str, float]:
+    """(verdict, first failing test, seconds) for one mutation (``targeted``: its own test
+    files only, a quick check while writing tests; the suite's verdict needs the whole run)."""
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="mutation-") as scratch:
         tree = copy_tree(Path(scratch))
@@ -224,8 +231,9 @@ def run_one(mutation: Mutation, python: str, timeout: float) -> tuple[str, str, 
         missing = [t for t in mutation.tests if t not in first]
         if missing:
             print(f"  warning: {mutation.name}: test files not found: {missing}", file=sys.stderr)
-        command = [python, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *first, "tests"]
-        environment = {**os.environ, "PYTHONPATH": str(tree)}
+        command = [python, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-rfE", *first,
+                   *([] if targeted else ["tests"])]
+        environment = {**os.environ, "PYTHONPATH": str(tree), "COLUMNS": "400"}
         try:
             done = subprocess.run(command, cwd=tree, env=environment, capture_output=True,
                                   text=True, timeout=timeout)
@@ -246,6 +254,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", action="append", help="run this mutation (repeatable)")
     parser.add_argument("--list", action="store_true", help="list the mutations and exit")
     parser.add_argument("--python", default=sys.executable, help="interpreter running pytest")
+    parser.add_argument("--targeted", action="store_true",
+                        help="run each mutation's own test files only (quick; not the verdict)")
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds per mutation")
     args = parser.parse_args(argv)
     names = {m.name for m in MUTATIONS}
@@ -263,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     print("| mutation | caught? | first failing test | seconds |")
     print("|---|---|---|---|")
     for mutation in chosen:
-        verdict, failing, seconds = run_one(mutation, args.python, args.timeout)
+        verdict, failing, seconds = run_one(mutation, args.python, args.timeout, args.targeted)
         rows.append(verdict)
         print(f"| {mutation.name} | {verdict} | {failing} | {seconds:.0f} |", flush=True)
     bad = [v for v in rows if v != "caught"]

@@ -10,6 +10,7 @@ import pytest
 from scipy import stats
 
 from synthpriv.domain import Dataset, Domain
+from synthpriv.encoding import TableEncoder
 from synthpriv.marginals.aim import AimSettings, Sensitivity, aim_score_sensitivity, aim_scores, run_aim
 from synthpriv.marginals.selection import downward_closure, workload, workload_weights
 from synthpriv.marginals.stage import MarginalsStage
@@ -22,6 +23,7 @@ from synthpriv.privacy.accountant import (
 )
 from synthpriv.privacy.mechanisms import exponential_mechanism
 from synthpriv.privacy.randomness import RandomSource
+from synthpriv.schema import parse_schema
 from synthpriv.stage import PipelineState, PlanContext
 from tests.privacy.test_noise_scales import brute_force_sensitivity, variance_interval
 
@@ -127,8 +129,6 @@ def test_mst_charges_the_ledger_all_the_rho_its_plan_reserved(relation: str) -> 
     the selections at the ε of the plan (not a smaller one)."""
     domain = Domain.from_sizes({"a": 3, "b": 4, "c": 2, "d": 2})
     codes = np.random.default_rng(1).integers(0, 2, (400, 4))
-    from synthpriv.encoding import TableEncoder
-    from synthpriv.schema import parse_schema
     schema = parse_schema({"columns": [
         {"name": n, "kind": "categorical", "categories": [str(i) for i in range(s)]}
         for n, s in domain.to_dict().items()]}, "test")
