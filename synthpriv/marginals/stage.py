@@ -20,6 +20,7 @@ it spends of ρ) and ``_fit`` (what it measures and estimates), add it to ``SELE
 
 from __future__ import annotations
 
+import math
 from abc import abstractmethod
 from collections.abc import Mapping
 from itertools import combinations
@@ -370,7 +371,16 @@ class AimStage(MarginalsStage):
     def _events(self, rho: float, d: int) -> tuple[list[PrivacyEvent], dict[str, float]]:
         """AIM reserves ``rho`` for its adaptive rounds (a zCDP filter when it runs)."""
         rounds = aim_rounds(self._aim_settings(), d)
-        first, _ = round_noise(rho, rounds, self.options.aim_gaussian_fraction)
+        alpha = self.options.aim_gaussian_fraction
+        if rounds < alpha * d:  # the d first 1-way measurements cost d·α·ρ/rounds of ρ
+            raise ConfigError(
+                f"stage 'marginals' (aim): {rounds} rounds cannot hold the {d} 1-way marginals "
+                f"AIM measures first at one round's noise each (they would spend "
+                f"{d * alpha / rounds:.3g}× its budget). Raise aim_max_rounds (or "
+                f"aim_rounds_per_attribute) to give at least {math.ceil(alpha * d)} rounds, or "
+                "lower aim_gaussian_fraction."
+            )
+        first, _ = round_noise(rho, rounds, alpha)
         events: list[PrivacyEvent] = [
             ZCDPEvent(rho, label="AIM rounds (adaptive; actual events in the ledger)")]
         noise = {"sigma_first_rounds": first * self.sensitivity.l2, "max_rounds": rounds,

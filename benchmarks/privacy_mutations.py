@@ -1,0 +1,286 @@
+"""Privacy mutation suite (issue 23, item 6): plant one realistic privacy bug at a time and check
+that the fast test suite catches it.
+
+Each mutation is an exact source edit (file, old text → new text). For each one, the tree is
+copied to a scratch folder, the edit applied there (never in this checkout), and the fast suite
+run in the copy with ``-x`` and PYTHONPATH at the copy: the test files expected to catch the
+mutation first, then the rest, so a caught mutation stops in seconds. A mutation whose old text
+is not found is reported as ``text not found`` (a refactor moved the code: update the mutation),
+and counts as a failure of the suite, as does a mutation that survives.
+
+    .venv/bin/python benchmarks/privacy_mutations.py            # every mutation
+    .venv/bin/python benchmarks/privacy_mutations.py --list
+    .venv/bin/python benchmarks/privacy_mutations.py --only dpsgd-noise-halved
+
+Exit status 0 only when every mutation applied and was caught.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+COPIED = ("synthpriv", "tests", "configs", "data", "pipelines", "benchmarks", "pyproject.toml",
+          "README.md", "Makefile")
+
+
+@dataclass(frozen=True)
+class Mutation:
+    """One planted bug: replace ``old`` (which must occur exactly once) by ``new`` in ``path``;
+    ``tests`` are the test files expected to catch it (run first)."""
+
+    name: str
+    path: str
+    old: str
+    new: str
+    tests: tuple[str, ...]
+    what: str
+
+
+MUTATIONS: tuple[Mutation, ...] = (
+    Mutation(
+        "measurement-noise-halved", "synthpriv/privacy/mechanisms.py",
+        "noise = sample_discrete_gaussian(sigma, integer_counts.shape, source)",
+        "noise = sample_discrete_gaussian(sigma / 2, integer_counts.shape, source)",
+        ("tests/privacy/test_noise_scales.py",),
+        "the Gaussian mechanism adds half the noise its callers record"),
+    Mutation(
+        "measurement-event-without-sensitivity", "synthpriv/marginals/measurement.py",
+        "ledger.record(DiscreteGaussianEvent(sigma / sensitivity, 1, label=label))",
+        "ledger.record(DiscreteGaussianEvent(sigma, 1, label=label))",
+        ("tests/privacy/test_noise_scales.py",),
+        "a marginal's event records σ as the multiplier (under-charges replace-one by √2)"),
+    Mutation(
+        "noisy-count-true-n", "synthpriv/marginals/stage.py",
+        "return max(float(count.noisy_counts), 1.0)",
+        "return max(float(state.data.records), 1.0)",
+        ("tests/marginals/test_adaptive_privacy.py",),
+        "(a) the true n, not the noisy count, sizes the adaptive grid"),
+    Mutation(
+        "bin-count-true-n", "synthpriv/marginals/stage.py",
+        "state.encoder.schema, data.domain, one_way, estimate_total(one_way),",
+        "state.encoder.schema, data.domain, one_way, float(fine.records),",
+        ("tests/marginals/test_adaptive_privacy.py",),
+        "(a) the number of adaptive bins, round(sqrt(n̂/(c·σ))), from the true n"),
+    Mutation(
+        "bins-from-exact-counts", "synthpriv/marginals/stage.py",
+        "state.encoder.schema, data.domain, one_way, estimate_total(one_way),",
+        "state.encoder.schema, data.domain, [Measurement(m.clique, data.marginal(m.clique), "
+        "m.sigma) for m in one_way], estimate_total(one_way),",
+        ("tests/marginals/test_adaptive_privacy.py",),
+        "(b) bins and merged categories chosen from the exact 1-way counts"),
+    Mutation(
+        "exact-decoding-masses", "synthpriv/marginals/stage.py",
+        "total = chosen if grid is None else compose(grid, chosen)",
+        "total = __import__('dataclasses').replace(chosen if grid is None else "
+        "compose(grid, chosen), masses={a: fine.marginal((a,)).astype(float) "
+        "for a in fine.domain.attributes})",
+        ("tests/marginals/test_adaptive_privacy.py",),
+        "(c) exact fine counts as the decoding masses (saved in model.npz)"),
+    Mutation(
+        "dp-bounds-exact-buckets", "synthpriv/domain_stage.py",
+        "bounds_from_noisy(noisy, sigma, grid)",
+        "bounds_from_noisy(bucket_counts[name].astype(float), sigma, grid)",
+        ("tests/privacy/test_domain_randomness.py",),
+        "(d) DP bounds read from the exact bucket counts"),
+    Mutation(
+        "category-discovery-exact", "synthpriv/privacy/partition.py",
+        "return [v for v, n in zip(values, noisy, strict=True) if n >= threshold]",
+        "return [v for v, n in zip(values, exact, strict=True) if n >= threshold]",
+        ("tests/privacy/test_domain_randomness.py",),
+        "categories kept by their exact count against the threshold"),
+    Mutation(
+        "threshold-delta-not-split", "synthpriv/privacy/domain_budget.py",
+        "sigma, delta / len(categories), neighbouring, epsilon)",
+        "sigma, delta, neighbouring, epsilon)",
+        ("tests/privacy/test_domain_randomness.py", "tests/privacy/test_domain_mechanisms.py"),
+        "each discovered column's threshold takes the whole δ share (not split over columns)"),
+    Mutation(
+        "threshold-delta-off-by-one", "synthpriv/privacy/partition.py",
+        "return tail(threshold - 1)",
+        "return tail(threshold)",
+        ("tests/privacy/test_domain_randomness.py", "tests/privacy/test_domain_mechanisms.py"),
+        "add/remove δ of a threshold priced for a new value of count 0, not 1"),
+    Mutation(
+        "replace-one-l2-sensitivity", "synthpriv/privacy/mechanisms.py",
+        "        return math.sqrt(2.0)",
+        "        return 1.0",
+        ("tests/privacy/test_noise_scales.py",),
+        "a histogram's L2 sensitivity under replace-one taken as 1 (is √2)"),
+    Mutation(
+        "replace-one-l1-sensitivity", "synthpriv/privacy/mechanisms.py",
+        '    if neighbouring == "replace_one":\n        return 2.0',
+        '    if neighbouring == "replace_one":\n        return 1.0',
+        ("tests/privacy/test_noise_scales.py",),
+        "a histogram's L1 sensitivity (selection scores) under replace-one taken as 1 (is 2)"),
+    Mutation(
+        "exponential-mechanism-scale", "synthpriv/privacy/mechanisms.py",
+        "return epsilon * np.asarray(scores, dtype=float) / (2.0 * sensitivity)",
+        "return epsilon * np.asarray(scores, dtype=float) / sensitivity",
+        ("tests/privacy/test_selection_privacy.py",),
+        "exponential mechanism at ε·score/Δ: twice the ε recorded"),
+    Mutation(
+        "aim-selection-not-recorded", "synthpriv/marginals/aim.py",
+        'budget.record(ExponentialEvent(epsilon, 1, label="AIM selection"))',
+        'pass  # the selection event is not recorded',
+        ("tests/privacy/test_selection_privacy.py",),
+        "AIM's selections run but are never charged to the filter"),
+    Mutation(
+        "mst-selection-event-halved", "synthpriv/marginals/stage.py",
+        'ledger.record(ExponentialEvent(epsilon, len(tree), label="MST edge selection"))',
+        'ledger.record(ExponentialEvent(epsilon / 2, len(tree), label="MST edge selection"))',
+        ("tests/privacy/test_selection_privacy.py",),
+        "MST's edge selections recorded at half the ε they ran at"),
+    Mutation(
+        "aim-score-sensitivity", "synthpriv/marginals/aim.py",
+        "return max(weights[c] for c in allowed) * l1_sensitivity",
+        "return max(weights[c] for c in allowed)",
+        ("tests/privacy/test_selection_privacy.py",),
+        "AIM's score sensitivity w·Δ1 without Δ1 (wrong under replace-one)"),
+    Mutation(
+        "aim-measurement-sensitivity", "synthpriv/marginals/aim.py",
+        "        sigma = multiplier * sensitivity.l2\n",
+        "        sigma = multiplier\n",
+        ("tests/privacy/test_selection_privacy.py",),
+        "AIM's rounds measured at σ = z, not z·Δ2 (replace-one)"),
+    Mutation(
+        "dpsgd-clipping", "synthpriv/generators/dpsgd.py",
+        'model, loss_reduction="mean", max_grad_norm=max_grad_norm, use_ghost_clipping=True',
+        'model, loss_reduction="mean", max_grad_norm=4 * max_grad_norm, use_ghost_clipping=True',
+        ("tests/generators/test_dpsgd.py",),
+        "per-sample gradients clipped at 4C while the noise is z·C"),
+    Mutation(
+        "dpsgd-noise-halved", "synthpriv/generators/dpsgd.py",
+        "        noise_multiplier=noise_multiplier,\n",
+        "        noise_multiplier=noise_multiplier * 0.5,\n",
+        ("tests/generators/test_dpsgd_noise.py",),
+        "(e) DP-SGD trained at half the noise multiplier the ledger records"),
+    Mutation(
+        "dpsgd-sample-rate", "synthpriv/generators/dpsgd.py",
+        "return np.flatnonzero(rng.random(records) < sample_rate)",
+        "return np.flatnonzero(rng.random(records) < 2 * sample_rate)",
+        ("tests/generators/test_dpsgd.py",),
+        "Poisson batches drawn at twice the sampling rate the ledger records"),
+    Mutation(
+        "hold-back-fixed-size", "synthpriv/job.py",
+        "held = bernoulli_mask(len(real), job.config.evaluation.holdout_fraction, source)",
+        "held = np.isin(np.arange(len(real)), source.numpy_generator().permutation(len(real))"
+        "[:round(job.config.evaluation.holdout_fraction * len(real))])",
+        ("tests/privacy/test_hold_back.py",),
+        "a hold-back of fixed size round(f·n): adding a row can replace a fitted one"),
+)
+
+
+def apply(mutation: Mutation, tree: Path) -> None:
+    """Edit the copy at ``tree``; ValueError when the old text is not there exactly once."""
+    target = tree / mutation.path
+    if not target.exists():
+        raise ValueError(f"mutation text not found: {mutation.path} does not exist")
+    text = target.read_text()
+    found = text.count(mutation.old)
+    if found != 1:
+        raise ValueError(f"mutation text not found: {mutation.path} holds the old text {found} "
+                         f"times (expected once): {mutation.old!r}")
+    target.write_text(text.replace(mutation.old, mutation.new))
+
+
+def copy_tree(scratch: Path) -> Path:
+    tree = scratch / "tree"
+    tree.mkdir()
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
+    for name in COPIED:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, tree / name, ignore=ignore)
+        elif source.exists():
+            shutil.copy2(source, tree / name)
+    return tree
+
+
+def first_failure(output: str) -> str:
+    """The first failing test and, shortened, why (pytest's short summary line)."""
+    match = re.search(r"^(?:FAILED|ERROR) (\S+)(?: - (.*))?$", output, re.MULTILINE)
+    if not match:
+        return ""
+    test, reason = match.group(1), (match.group(2) or "").replace("|", "/")
+    return f"{test} ({reason[:80]})" if reason else test
+
+
+def run_one(
+    mutation: Mutation, python: str, timeout: float, targeted: bool = False
+) -> tuple[str, str, float]:
+    """(verdict, first failing test, seconds) for one mutation: its own test files first, then
+    (if they pass) the rest of the fast suite; ``targeted``: its own files only (a quick check
+    while writing tests, not the suite's verdict)."""
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="mutation-") as scratch:
+        tree = copy_tree(Path(scratch))
+        try:
+            apply(mutation, tree)
+        except ValueError as error:
+            return "TEXT NOT FOUND", str(error), time.monotonic() - start
+        first = [t for t in mutation.tests if (tree / t).exists()]
+        missing = [t for t in mutation.tests if t not in first]
+        if missing:
+            print(f"  warning: {mutation.name}: test files not found: {missing}", file=sys.stderr)
+        base = [python, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-rfE"]
+        runs = [base + first] if first else []
+        if not targeted:  # two runs: pytest reorders a file given beside its folder
+            runs.append(base + ["tests"] + [f"--ignore={t}" for t in first])
+        environment = {**os.environ, "PYTHONPATH": str(tree), "COLUMNS": "400"}
+        for command in runs:
+            try:
+                done = subprocess.run(command, cwd=tree, env=environment, capture_output=True,
+                                      text=True, timeout=timeout)
+            except subprocess.TimeoutExpired:
+                return "TIMEOUT", "", time.monotonic() - start
+            if done.returncode != 0:  # a failure, or a collection error or crash: not a pass
+                failing = first_failure(done.stdout + done.stderr)
+                return "caught", failing or f"pytest exit {done.returncode}", \
+                    time.monotonic() - start
+        return "SURVIVED", "", time.monotonic() - start
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", action="append", help="run this mutation (repeatable)")
+    parser.add_argument("--list", action="store_true", help="list the mutations and exit")
+    parser.add_argument("--python", default=sys.executable, help="interpreter running pytest")
+    parser.add_argument("--targeted", action="store_true",
+                        help="run each mutation's own test files only (quick; not the verdict)")
+    parser.add_argument("--timeout", type=float, default=1800.0, help="seconds per mutation")
+    args = parser.parse_args(argv)
+    names = {m.name for m in MUTATIONS}
+    if args.list:
+        for m in MUTATIONS:
+            print(f"{m.name:40s} {m.path:38s} {m.what}")
+        return 0
+    chosen = list(MUTATIONS)
+    if args.only:
+        unknown = sorted(set(args.only) - names)
+        if unknown:
+            parser.error(f"unknown mutation(s) {unknown}; --list shows the {len(names)} names")
+        chosen = [m for m in MUTATIONS if m.name in args.only]
+    rows = []
+    print("| mutation | caught? | first failing test | seconds |")
+    print("|---|---|---|---|")
+    for mutation in chosen:
+        verdict, failing, seconds = run_one(mutation, args.python, args.timeout, args.targeted)
+        rows.append(verdict)
+        print(f"| {mutation.name} | {verdict} | {failing} | {seconds:.0f} |", flush=True)
+    bad = [v for v in rows if v != "caught"]
+    print(f"\n{len(rows) - len(bad)} of {len(rows)} mutations caught", flush=True)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
