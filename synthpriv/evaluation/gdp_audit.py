@@ -33,7 +33,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import optimize, stats
+from scipy import stats
 
 from synthpriv.evaluation.attack_metrics import (
     _candidate_thresholds,
@@ -43,14 +43,7 @@ from synthpriv.evaluation.attack_metrics import (
     _halves,
     epsilon_lower_bound,
 )
-
-
-def gaussian_mu(rho: float) -> float:
-    """μ = √(2ρ): the GDP parameter of a Gaussian mechanism (or a composition of them) whose zCDP
-    is ρ — the shift, in noise units, that a ρ-zCDP ledger's Gaussian measurements allow."""
-    if not rho >= 0:
-        raise ValueError(f"rho must be >= 0, got {rho}")
-    return math.sqrt(2 * rho)
+from synthpriv.privacy.conversions import gaussian_mu, gdp_delta, gdp_epsilon  # noqa: F401 - re-exported
 
 
 def _llr_distribution(sigmas: Sequence[float], sign: int) -> tuple[np.ndarray, np.ndarray]:
@@ -153,30 +146,6 @@ def gdp_mu_lower_bound(
         result["eps_lower_bound_dp"] = epsilon_lower_bound(tp, fn, fp, tn, delta, alpha / 2)
         result["delta"] = float(delta)
     return result
-
-
-def gdp_delta(mu: float, epsilon: float) -> float:
-    """δ(ε) of the μ-GDP curve: Φ(−ε/μ + μ/2) − e^ε·Φ(−ε/μ − μ/2) (Dong, Roth & Su 2022, Cor. 2.13)."""
-    if mu <= 0:
-        return 0.0
-    a, b = -epsilon / mu + mu / 2, -epsilon / mu - mu / 2
-    return float(stats.norm.cdf(a) - math.exp(epsilon + stats.norm.logcdf(b)))
-
-
-def gdp_epsilon(mu: float, delta: float) -> float:
-    """The least ε ≥ 0 with ``gdp_delta(mu, ε)`` ≤ δ: the μ-GDP curve's ε at δ (0 when even ε = 0
-    needs no more than δ). A valid ε lower bound from a μ lower bound only for mechanisms whose
-    curve is Gaussian."""
-    if not 0 < delta < 1:
-        raise ValueError(f"delta must be in (0, 1), got {delta}")
-    if mu < 0 or not math.isfinite(mu):
-        raise ValueError(f"mu must be finite and >= 0, got {mu}")
-    if gdp_delta(mu, 0.0) <= delta:
-        return 0.0
-    upper = 1.0
-    while gdp_delta(mu, upper) > delta:
-        upper *= 2
-    return float(optimize.brentq(lambda e: gdp_delta(mu, e) - delta, 0.0, upper, xtol=1e-10))
 
 
 def gaussian_shift_estimate(

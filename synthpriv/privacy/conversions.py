@@ -9,7 +9,9 @@ Units. A *noise multiplier* z is the noise std over the query's L2 sensitivity �
 Gaussian (continuous or discrete) release with multiplier z costs 1/(2z²) zCDP whatever Δ is
 (Bun & Steinke 2016, Prop. 1.6; discrete: Canonne, Kamath & Steinke 2020, Thm. 4); k releases
 sharing ρ equally therefore take z = √(k/(2ρ)) each. An exponential-mechanism selection that is
-ε-DP is ε-bounded-range, hence ε²/8-zCDP (Cesar & Rogers 2021, Lemma 3.2).
+ε-DP is ε-bounded-range, hence ε²/8-zCDP (Cesar & Rogers 2021, Lemma 3.2). A ρ-zCDP
+composition of Gaussian releases is μ-GDP with μ = √(2ρ) (Dong, Roth & Su 2022), whose
+(ε, δ) curve ``gdp_delta`` / ``gdp_epsilon`` give (the audits compare certified μ with it).
 """
 
 from __future__ import annotations
@@ -63,3 +65,39 @@ def composed_gaussian_multiplier(releases: list[tuple[float, int]]) -> float | N
     None for no releases."""
     precision = sum(count / z**2 for z, count in releases)
     return 1.0 / math.sqrt(precision) if precision > 0 else None
+
+
+def gaussian_mu(rho: float) -> float:
+    """μ = √(2ρ): the GDP parameter of a Gaussian mechanism (or a composition of them) whose zCDP
+    is ρ — the shift, in noise units, that a ρ-zCDP ledger's Gaussian measurements allow."""
+    if not rho >= 0:
+        raise ValueError(f"rho must be >= 0, got {rho}")
+    return math.sqrt(2 * rho)
+
+
+def gdp_delta(mu: float, epsilon: float) -> float:
+    """δ(ε) of the μ-GDP curve: Φ(−ε/μ + μ/2) − e^ε·Φ(−ε/μ − μ/2) (Dong, Roth & Su 2022, Cor. 2.13)."""
+    from scipy import stats  # imported here: planning needs none of this
+
+    if mu <= 0:
+        return 0.0
+    a, b = -epsilon / mu + mu / 2, -epsilon / mu - mu / 2
+    return float(stats.norm.cdf(a) - math.exp(epsilon + stats.norm.logcdf(b)))
+
+
+def gdp_epsilon(mu: float, delta: float) -> float:
+    """The least ε ≥ 0 with ``gdp_delta(mu, ε)`` ≤ δ: the μ-GDP curve's ε at δ (0 when even ε = 0
+    needs no more than δ). A valid ε lower bound from a μ lower bound only for mechanisms whose
+    curve is Gaussian."""
+    if not 0 < delta < 1:
+        raise ValueError(f"delta must be in (0, 1), got {delta}")
+    if mu < 0 or not math.isfinite(mu):
+        raise ValueError(f"mu must be finite and >= 0, got {mu}")
+    if gdp_delta(mu, 0.0) <= delta:
+        return 0.0
+    from scipy import optimize
+
+    upper = 1.0
+    while gdp_delta(mu, upper) > delta:
+        upper *= 2
+    return float(optimize.brentq(lambda e: gdp_delta(mu, e) - delta, 0.0, upper, xtol=1e-10))
