@@ -22,7 +22,6 @@ from synthpriv.errors import ReleaseError, SynthprivError
 if TYPE_CHECKING:
     from synthpriv.config import Job
     from synthpriv.job import SynthesisJob
-    from synthpriv.plan import Plan
 
 SIGPIPE_EXIT = 141  # 128 + SIGPIPE: what a shell reports for a writer whose reader went away
 
@@ -34,21 +33,6 @@ def _job(args: argparse.Namespace) -> Job:
     if getattr(args, "epsilon", None) is not None or getattr(args, "delta", None) is not None:
         job = job.with_budget(args.epsilon, args.delta)
     return job
-
-
-def format_plan(plan: Plan, delta_is_default: bool = False) -> str:
-    """The plan as ``synthpriv plan`` prints it; ``delta_is_default``: the config gave no δ."""
-    default = " (default: budget.delta not given)" if delta_is_default else ""
-    lines = [
-        f"budget: ε = {plan.target_epsilon:g}, δ = {plan.delta:g}{default} ({plan.neighbouring})",
-        f"{'stage':<12} {'share':>6} {'rho (zCDP)':>12}  noise",
-    ]
-    for stage in plan.stages:
-        noise = ", ".join(f"{k} = {v:.4g}" for k, v in stage.noise.items()) or "none (no data access)"
-        fixed = " [fixed by config]" if stage.fixed else ""
-        lines.append(f"{stage.stage:<12} {stage.share:>6.2f} {stage.rho:>12.5g}  {noise}{fixed}")
-    lines.append(f"composed plan: ε = {plan.epsilon:.4f} at δ = {plan.delta:g}")
-    return "\n".join(lines)
 
 
 def print_plan_messages(runner: SynthesisJob, evaluate: bool = True) -> list[str]:
@@ -70,7 +54,7 @@ def command_plan(args: argparse.Namespace) -> int:
 
     job = _job(args)
     plan, stages = SynthesisJob(job).planned
-    print(format_plan(plan, "delta" not in job.config.budget.model_fields_set))
+    print(plan.describe("delta" not in job.config.budget.model_fields_set))
     for message in plan_messages(job, plan, stages):
         print(message, file=sys.stderr)
     return 0

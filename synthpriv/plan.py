@@ -21,9 +21,10 @@ from synthpriv.privacy.calibration import (  # noqa: F401  (composed_epsilon: ol
 from synthpriv.stage import Stage, StagePlan
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Plan:
-    """Each stage's plan and the composed (ε, δ) of all planned events (immutable)."""
+    """Each stage's plan and the composed (ε, δ) of all planned events (immutable). Printed, it
+    reads as ``synthpriv plan`` prints it (``describe``); in a notebook, as a table."""
 
     stages: tuple[StagePlan, ...]
     epsilon: float
@@ -33,6 +34,35 @@ class Plan:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "stages", tuple(self.stages))
+
+    def describe(self, delta_is_default: bool = False) -> str:
+        """The plan as ``synthpriv plan`` prints it; ``delta_is_default``: the config gave no δ."""
+        default = " (default: budget.delta not given)" if delta_is_default else ""
+        lines = [
+            f"budget: ε = {self.target_epsilon:g}, δ = {self.delta:g}{default} "
+            f"({self.neighbouring})",
+            f"{'stage':<12} {'share':>6} {'rho (zCDP)':>12}  noise",
+        ]
+        for stage in self.stages:
+            lines.append(f"{stage.stage:<12} {stage.share:>6.2f} {stage.rho:>12.5g}  "
+                         f"{_noise_text(stage)}")
+        lines.append(f"composed plan: ε = {self.epsilon:.4f} at δ = {self.delta:g}")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return self.describe()
+
+    def _repr_html_(self) -> str:
+        """The plan as an HTML table (Jupyter shows it so)."""
+        from html import escape
+
+        rows = "".join(
+            f"<tr><td>{escape(s.stage)}</td><td>{s.share:.2f}</td><td>{s.rho:.5g}</td>"
+            f"<td>{escape(_noise_text(s))}</td></tr>" for s in self.stages)
+        return (f"<p>budget: ε = {self.target_epsilon:g}, δ = {self.delta:g} "
+                f"({escape(self.neighbouring)}); composed plan: ε = {self.epsilon:.4f}</p>"
+                "<table><tr><th>stage</th><th>share</th><th>ρ (zCDP)</th><th>noise</th></tr>"
+                f"{rows}</table>")
 
     def to_dict(self) -> dict:
         return {
@@ -46,6 +76,11 @@ class Plan:
                 for s in self.stages
             ],
         }
+
+
+def _noise_text(stage: StagePlan) -> str:
+    noise = ", ".join(f"{k} = {v:.4g}" for k, v in stage.noise.items()) or "none (no data access)"
+    return noise + (" [fixed by config]" if stage.fixed else "")
 
 
 def make_plan(
