@@ -48,7 +48,7 @@ def test_explicit_edges_and_equal_width_bins() -> None:
         (column(name="a", kind="integer", lower=0, upper=9, edges=[1, 9]), "start at lower"),
         (column(name="a", kind="integer", lower=0, upper=9, bins=3, edges=[0, 9]), "not both"),
         (column(name="a", kind="categorical", categories=["x", "x"]), "repeat"),
-        (column(name="a", kind="text"), "kind"),
+        (column(name="a", kind="prose"), "kind"),
         (column(name="a", kind="categorical", categories=["x"], colour=1), "unknown key"),
         ({"columns": [{"name": "a", "kind": "categorical", "categories": ["x"]}] * 2}, "repeat"),
         ({"columns": [{"name": "a", "kind": "categorical", "categories": ["x"]}],
