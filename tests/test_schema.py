@@ -101,7 +101,8 @@ def test_schema_infer_drafts_derived_columns_for_review(tmp_path) -> None:
     from synthpriv.schema_infer import infer_schema
 
     path = tmp_path / "t.csv"
-    path.write_text("level,code,label,other,flat\nlow,1,L,a,x\nhigh,2,H,a,x\nlow,1,L,b,x\n,,,b,x\n")
+    path.write_text("level,code,label,other,flat\nlow,1,L,a,x\nhigh,2,H,a,x\nlow,1,L,b,x\n,,,b,x\n"
+                    "high,2,H,b,x\n,,,a,x\n")  # every value seen twice: a one-off is not listed
     draft, notes = infer_schema(path)
     derived = {c["name"]: c.get("derived_from") for c in draft["columns"]}
     assert derived["code"] == {"column": "level", "values": {"low": 1, "high": 2}}
