@@ -46,7 +46,9 @@ DATE_FORMATS = ("%Y-%m-%d", "%m/%d/%Y", "%d/%m/%Y", "%Y/%m/%d", "%d.%m.%Y", "%d-
 DATETIME_FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M",
                     "%Y-%m-%dT%H:%M", "%m/%d/%Y %H:%M:%S", "%m/%d/%Y %H:%M",
                     "%d/%m/%Y %H:%M:%S", "%d/%m/%Y %H:%M", "%m/%d/%Y %I:%M:%S %p",
-                    "%m/%d/%Y %I:%M %p", "%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%dT%H:%M:%S.%f")
+                    "%m/%d/%Y %I:%M %p", "%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%dT%H:%M:%S.%f",
+                    "%Y/%m/%d %H:%M:%S", "%Y/%m/%d %H:%M")
+KEY_NAME = re.compile(r"(?i)^(rownames|row|index|id|key)$|[_.\s-](id|key)$|[a-z]ID$")
 _ISO_ZONED = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)$")
 _OFFSET = re.compile(r"([+-]\d\d):?(\d\d)$")
 
@@ -79,12 +81,13 @@ def _numeric(entry: dict, text: pd.Series, numbers: pd.Series, coerce: bool,
              missing: bool) -> tuple[dict, str | None]:
     note = None
     whole = bool((numbers == numbers.round()).all())
-    if (whole and not coerce and numbers.is_unique and len(numbers) > 1
-            and numbers.max() - numbers.min() + 1 == len(numbers)):
+    if whole and not coerce and numbers.is_unique and len(numbers) > 1 and (
+            numbers.min() in (0, 1) and numbers.max() - numbers.min() + 1 == len(numbers)
+            or KEY_NAME.search(entry["name"])):
         entry.update(kind="id", format=ROW_NUMBER_FORMAT, missing=missing)
-        return entry, (f"column '{entry['name']}' holds each whole number from {numbers.min():g} "
-                       f"to {numbers.max():g} once: a row number, drafted as id (released as "
-                       "fresh keys, never modelled)")
+        return entry, (f"column '{entry['name']}' holds whole numbers, each once, and is a row "
+                       "number (0 or 1 to the row count) or named as a key: drafted as id (released as fresh "
+                       "keys, never modelled)")
     entry.update(kind="integer" if whole else "continuous", lower=plain(numbers.min()),
                  upper=plain(numbers.max()))
     if entry["lower"] == entry["upper"]:
@@ -152,7 +155,7 @@ def _labels(entry: dict, cells: pd.Series, missing: bool) -> tuple[dict, str | N
         entry["kind"] = "text"
         why = (f"{distinct} distinct values in {len(cells)} cells" if distinct > NEAR_UNIQUE *
                len(cells) else f"values of {length:.0f} characters on average" if length >
-               LONG_TEXT else f"{len(kept)} values seen twice or more" if kept else
+               LONG_TEXT else f"{len(kept)} values seen twice or more, above {MAX_CATEGORIES}" if kept else
                "no value seen twice")
         return entry, (f"column '{name}' is free text ({why}): drafted as text, never modelled "
                        "and released empty; give it a public placeholder or values, or public "

@@ -71,6 +71,7 @@ def infer_schema(path: str | Path, safe: bool = False) -> tuple[dict, list[str]]
         columns.append(entry)
         if note is not None:
             notes.append(note)
+    _refuse_unmodelled(path, columns)
     _draft_derived(table.where(stripped != "", ""), columns, notes)
     if any("precision" in entry for entry in columns):
         notes.append(
@@ -80,6 +81,20 @@ def infer_schema(path: str | Path, safe: bool = False) -> tuple[dict, list[str]]
         )
     schema = {"drafted_by": DRAFTED_BY, "unknown_categories": "error", "columns": columns}
     return schema, notes
+
+
+def _refuse_unmodelled(path: Path, columns: list[dict]) -> None:
+    """A table none of whose columns can be modelled (all ids or text) has no draft a run could
+    synthesise: refuse it here, with the likely cause (a file that is not comma-separated)."""
+    if any(entry["kind"] not in ("id", "text") for entry in columns):
+        return
+    one = columns[0]["name"] if len(columns) == 1 else ""
+    hint = (f" Its header is the one column '{one[:60]}': the file seems to separate fields with "
+            "spaces or another delimiter; synthpriv reads comma-separated files: convert it."
+            if len(columns) == 1 and any(c in one for c in " ;\t|") else
+            " Add a column to model, or declare public categories for one of them.")
+    raise DataError(f"{path}: every column reads as an id or as free text, so there is nothing "
+                    f"to synthesise.{hint}")
 
 
 def _header_notes(names: list[str]) -> list[str]:

@@ -116,20 +116,23 @@ def parse_chunk(raw: pd.DataFrame, schema: Schema, path: Path, first_row: int,
     dropped unread. The cells of id and text columns are checked (an id must not repeat: within
     this chunk, and against ``seen_ids``, {column: {key: row}}, which is updated) and then
     dropped too: they come back all missing, so no id or text value reaches the model."""
-    table = pd.DataFrame(index=raw.index)
+    released = set(schema.names)
+    read = {c.name: c for c in schema.columns if c.name in released}
+    parsed: dict[str, pd.Series] = {}
     for name in raw.columns:
-        if name not in schema.names:
+        if name not in read:
             continue
-        column = schema.column(name)
+        column = read[name]
         values = raw[name]
         if isinstance(column, IdColumn | TextColumn):
             if isinstance(column, IdColumn):
                 check_unique(values, column, path, first_row, seen_ids)
-            table[name] = pd.Series(np.nan, index=raw.index, dtype=object)
+            parsed[name] = pd.Series(np.nan, index=raw.index, dtype=object)
             continue
         if schema.strip_labels or isinstance(column, NumericColumn):
             values = values.str.strip()
-        table[name] = _parse_column(values, column, schema, path, first_row)
+        parsed[name] = _parse_column(values, column, schema, path, first_row)
+    table = pd.DataFrame(parsed, index=raw.index)  # one frame at once: no fragmented inserts
     for column in schema.columns:
         if column.derived_from is not None:
             _check_derived(table, column, path, first_row)
