@@ -30,6 +30,7 @@ from decimal import Decimal, InvalidOperation
 import numpy as np
 import pandas as pd
 
+from synthpriv.datetimes import format_times, parse_times
 from synthpriv.ids import CLASSES, MIN_SPACE, space
 from synthpriv.kinds import MISSING_MARKERS
 
@@ -110,13 +111,11 @@ def _dates(entry: dict, present: pd.Series, missing: bool) -> tuple[dict, str] |
     values = pd.Series(present.unique())
     if values.str.fullmatch(_ISO_ZONED).all():
         offsets = values.str.extract(_OFFSET).dropna()
-        zone = None
+        zone = "+00:00"  # 'Z'
         if len(offsets):
-            common = (offsets[0] + ":" + offsets[1]).mode()
-            zone = str(common.iloc[0])
-        entry.update(kind="datetime", missing=missing)
-        if zone is not None:
-            entry["timezone"] = zone
+            zone = str((offsets[0] + ":" + offsets[1]).mode().iloc[0])
+        entry.update(kind="datetime", timezone=zone, missing=missing)
+        _date_bounds(entry, values)
         return entry, (f"column '{entry['name']}' reads as ISO 8601 timestamps: drafted as "
                        f"datetime{' in zone ' + zone if zone else ''} (modelled as seconds, "
                        "released in the same format)")
@@ -128,10 +127,22 @@ def _dates(entry: dict, present: pd.Series, missing: bool) -> tuple[dict, str] |
             if pd.to_datetime(values, format=fmt, errors="coerce").isna().any():
                 continue
             entry.update(kind=kind, format=fmt, missing=missing)
+            _date_bounds(entry, values)
             return entry, (f"column '{entry['name']}' reads as {kind}s written '{fmt}': drafted "
                            f"as {kind} (modelled as {'days' if kind == 'date' else 'seconds'}, "
                            "released in the same format, never as the data's own values)")
     return None
+
+
+def _date_bounds(entry: dict, values: pd.Series) -> None:
+    """The first and last date seen as the entry's bounds, written in ISO 8601 (read from the
+    data like a numeric column's: the draft's warning covers them)."""
+    kind, fmt, zone = entry["kind"], entry.get("format"), entry.get("timezone")
+    numbers = parse_times(values, kind, fmt, zone)
+    low, high = np.nanmin(numbers), np.nanmax(numbers)
+    if high <= low:
+        high = low + 1
+    entry["lower"], entry["upper"] = format_times(pd.Series([low, high]), kind, None, zone)
 
 
 def _labels(entry: dict, cells: pd.Series, missing: bool) -> tuple[dict, str | None]:

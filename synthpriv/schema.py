@@ -594,6 +594,11 @@ class Schema(_Strict):
         duplicated = repeated(names)
         if duplicated:
             raise ValueError(f"column names repeat {duplicated}; each column is declared once")
+        if not self.modelled:
+            raise ValueError(
+                "no column is modelled (every column is id, text, ignored or derived): there is "
+                "nothing to synthesise. Declare at least one categorical, integer, continuous, "
+                "date, datetime or auto column")
         if self.unknown_categories == "missing":
             for column in self.columns:
                 if (isinstance(column, CategoricalColumn) and not column.missing

@@ -134,8 +134,10 @@ def test_a_repeated_id_names_column_and_both_rows(tmp_path: Path) -> None:
 def test_a_repeat_across_chunks_is_found(tmp_path: Path) -> None:
     from synthpriv.chunks import iter_chunks
 
-    (tmp_path / "t.csv").write_text("key\n" + "\n".join(["a", "b", "c", "a"]) + "\n")
-    schema = parse_schema({"columns": [{"name": "key", "kind": "id"}]}, "t")
+    (tmp_path / "t.csv").write_text("key,n\n" + "\n".join(["a,1", "b,2", "c,3", "a,4"]) + "\n")
+    schema = parse_schema({"columns": [{"name": "key", "kind": "id"},
+                                       {"name": "n", "kind": "integer", "lower": 0, "upper": 9}]},
+                          "t")
     with pytest.raises(DataError, match="repeats at rows 1 and 4"):
         list(iter_chunks(tmp_path / "t.csv", schema, chunk_rows=2))
 
@@ -189,3 +191,9 @@ def test_ignored_and_extra_columns_are_not_read_or_released(tmp_path: Path) -> N
         _run(tmp_path / "strict", table, [
             {"name": "n", "kind": "integer", "lower": 0, "upper": 2},
             {"name": "secret", "ignore": True}])
+
+
+def test_a_schema_that_models_nothing_is_refused_with_the_reason() -> None:
+    with pytest.raises(SchemaError, match="no column is modelled"):
+        parse_schema({"columns": [{"name": "notes", "kind": "text"},
+                                  {"name": "key", "kind": "id"}]}, "t")
