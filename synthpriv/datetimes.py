@@ -5,7 +5,8 @@ A ``date`` is read as whole days since 1970-01-01, a ``datetime`` as whole secon
 1970-01-01T00:00:00Z, so the DP bounds, the fine grid and the adaptive domain of an integer
 column apply unchanged. Parsing is pandas' (``pd.to_datetime``): a declared strftime ``format``,
 else ISO 8601 (``2021-03-04``, ``2021-03-04T10:00:00+01:00``). A cell that carries no zone is read
-in the column's ``timezone`` (UTC when none is given); released values are written back in the
+in the column's ``timezone`` (UTC when none is given; a date column without a format reads ISO 8601
+and keeps the day of a timestamp, in UTC); released values are written back in the
 column's format, in its ``timezone``: ISO 8601 with that offset, or naive ISO when no zone is
 declared. Seconds are the finest unit kept (fractions of a second are dropped).
 Nothing here reads budgets or releases anything: parsing and formatting only.
@@ -49,8 +50,9 @@ def parse_times(cells: pd.Series, kind: str, format: str | None = None,
     if not present.any():
         return numbers
     values = text[present]
-    if kind == "date":
-        stamps = pd.to_datetime(values, format=format or ISO_DATE, errors="coerce")
+    if kind == "date":  # without a format: ISO 8601, a time of day (a timestamp) dropped
+        stamps = pd.to_datetime(values, format=format or "ISO8601", errors="coerce",
+                                utc=format is None)
         stamps = stamps.dt.tz_localize(None) if stamps.dt.tz is not None else stamps
         days = (stamps.dt.normalize() - pd.Timestamp("1970-01-01")).dt.days
         numbers[present.to_numpy()] = days.to_numpy(dtype=float, na_value=np.nan)

@@ -488,7 +488,7 @@ def _in_domain(column: CategoricalColumn | NumericColumn, value: str | float) ->
 
 
 Column = Annotated[
-    CategoricalColumn | DatetimeColumn | NumericColumn | AutoColumn | IdColumn | TextColumn
+    CategoricalColumn | NumericColumn | DatetimeColumn | AutoColumn | IdColumn | TextColumn
     | IgnoredColumn, Field(discriminator="kind")]
 AnyColumn = (CategoricalColumn | NumericColumn | AutoColumn | IdColumn | TextColumn
              | IgnoredColumn)

@@ -92,6 +92,8 @@ def _as_text(values: pd.Series) -> pd.Series:
             return ""
         if isinstance(value, float | np.floating):
             return np.format_float_positional(float(value), trim="-")
+        if isinstance(value, pd.Timestamp):  # ISO 8601, as a date/datetime column reads it
+            return value.isoformat()
         return str(value)
 
     return pd.Series([text(v) for v in values.to_numpy(dtype=object)], dtype=object)

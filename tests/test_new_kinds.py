@@ -197,3 +197,20 @@ def test_a_schema_that_models_nothing_is_refused_with_the_reason() -> None:
     with pytest.raises(SchemaError, match="no column is modelled"):
         parse_schema({"columns": [{"name": "notes", "kind": "text"},
                                   {"name": "key", "kind": "id"}]}, "t")
+
+
+def test_the_api_reads_pandas_timestamps_into_date_and_datetime_columns() -> None:
+    from synthpriv import Synthesizer
+
+    days = _dates(ROWS)
+    table = pd.DataFrame({"day": days, "at": days.dt.tz_localize("Europe/Paris"),
+                          "n": np.arange(ROWS) % 3})
+    schema = {"columns": [{"name": "day", "kind": "date", "lower": "2021-01-01",
+                           "upper": "2021-12-31"},
+                          {"name": "at", "kind": "datetime", "timezone": "Europe/Paris",
+                           "lower": "2021-01-01T00:00:00+01:00", "upper": "2022-01-01T00:00:00+01:00"},
+                          {"name": "n", "kind": "integer", "lower": 0, "upper": 2}]}
+    synthetic = Synthesizer(schema, epsilon=2.0, delta=1e-6, recipe="independent").fit(
+        table).synthetic
+    assert synthetic["day"].str.fullmatch(r"2021-\d\d-\d\d").all()
+    assert synthetic["at"].str.fullmatch(r"202[12]-\d\d-\d\dT\d\d:\d\d:\d\d\+0[12]:00").all()
