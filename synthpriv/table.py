@@ -151,17 +151,20 @@ def check_unique(values: pd.Series, column: IdColumn, path: Path, first: int,
             f"{path}: id column '{column.name}' has missing keys at {_rows(is_missing, first)}, "
             f"but the schema says it has none. Fill them, or set 'missing: true'.")
     keys = seen.setdefault(column.name, {}) if seen is not None else {}
-    for offset, key in enumerate(values.to_numpy(dtype=object)):
-        if is_missing[offset]:
-            continue
-        row = first + offset
-        earlier = keys.setdefault(key, row)
-        if earlier != row:
-            shown = key if len(key) <= MAX_VALUE_CHARS else key[:MAX_VALUE_CHARS] + "…"
-            raise DataError(
-                f"{path}: column '{column.name}' is declared id (a unique key), but the key "
-                f"'{shown}' repeats at rows {earlier} and {row}. Fix the data, or declare the "
-                "column 'kind: categorical' (or 'text', or 'ignore: true') if keys may repeat.")
+    present = values[~is_missing]
+    rows = pd.Series(np.flatnonzero(~is_missing) + first, index=present.index)
+    repeat = present.duplicated().to_numpy() | present.isin(keys.keys()).to_numpy()
+    if repeat.any():
+        at = int(np.argmax(repeat))
+        key, row = present.iloc[at], int(rows.iloc[at])
+        earlier = keys.get(key, int(rows[present == key].iloc[0]))
+        shown = key if len(key) <= MAX_VALUE_CHARS else key[:MAX_VALUE_CHARS] + "…"
+        raise DataError(
+            f"{path}: column '{column.name}' is declared id (a unique key), but the key "
+            f"'{shown}' repeats at rows {earlier} and {row}. Fix the data, or declare the "
+            "column 'kind: categorical' (or 'text', or 'ignore: true') if keys may repeat.")
+    if seen is not None:
+        keys.update(zip(present.tolist(), rows.tolist(), strict=True))
 
 
 def coerce_numbers(values: pd.Series, column: NumericColumn) -> pd.Series:
