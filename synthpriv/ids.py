@@ -71,17 +71,20 @@ class KeyMaker:
         self.drawn = 0
 
     def draw(self, count: int) -> list[str]:
-        """The next ``count`` keys."""
-        keys = []
-        for i in range(self.drawn, self.drawn + count):
-            index = (self.scale * i + self.offset) % self.size
-            chars = []
-            for part in reversed(self.parts):
-                index, digit = divmod(index, len(part))
-                chars.append(part[digit])
-            keys.append("".join(reversed(chars)))
+        """The next ``count`` keys (Python integers in object arrays: the space may exceed 64
+        bits; one array operation per key character)."""
+        rows = np.arange(self.drawn, self.drawn + count).astype(object)
+        index = (rows * self.scale + self.offset) % self.size
+        chars = []
+        for part in reversed(self.parts):
+            digit = index % len(part)
+            index = index // len(part)
+            chars.append(np.array(list(part), dtype=object)[digit.astype(np.int64)])
         self.drawn += count
-        return keys
+        keys = chars[-1] if chars else np.array([""] * count, dtype=object)
+        for column in reversed(chars[:-1]):
+            keys = keys + column
+        return keys.tolist()
 
 
 def _below(size: int, rng: np.random.Generator) -> int:
