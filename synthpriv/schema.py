@@ -586,7 +586,9 @@ class Schema(_Strict):
         if not isinstance(columns, list):
             return columns
         return [{"name": c.get("name"), "kind": "ignored", "ignore": True}
-                if isinstance(c, dict) and c.get("ignore") is True else c for c in columns]
+                if isinstance(c, dict) and c.get("ignore") is True else
+                {k: v for k, v in c.items() if k != "ignore"}
+                if isinstance(c, dict) and c.get("ignore") is False else c for c in columns]
 
     @model_validator(mode="after")
     def _unique_names(self) -> Schema:

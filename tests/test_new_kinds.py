@@ -183,7 +183,8 @@ def test_ignored_and_extra_columns_are_not_read_or_released(tmp_path: Path) -> N
     table = pd.DataFrame({"n": np.arange(ROWS) % 3, "secret": ["x"] * ROWS,
                           "extra": ["oops"] * ROWS})
     table.loc[3, "secret"] = "not a number"
-    released = _run(tmp_path, table, [{"name": "n", "kind": "integer", "lower": 0, "upper": 2},
+    released = _run(tmp_path, table, [{"name": "n", "kind": "integer", "lower": 0, "upper": 2,
+                                       "ignore": False},
                                       {"name": "secret", "kind": "integer", "ignore": True}],
                     extra_columns="ignore")
     assert list(released.columns) == ["n"]
