@@ -115,10 +115,11 @@ def _checked(
     """Each table of text cells parsed and checked (rows numbered on from ``first_row``,
     indexed by global position); returns the number of rows."""
     first = first_row - 1
+    seen_ids: dict[str, dict[str, int]] = {}  # id keys met so far: a repeat across chunks refuses
     for table in tables:
         raw = table.to_pandas()
         raw.index = pd.RangeIndex(first, first + len(raw))
-        yield parse_chunk(raw, schema, path, first_row=first + 1)
+        yield parse_chunk(raw, schema, path, first_row=first + 1, seen_ids=seen_ids)
         first += len(raw)
     return first - (first_row - 1)
 

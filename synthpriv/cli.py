@@ -200,7 +200,7 @@ def command_schema_infer(args: argparse.Namespace) -> int:
     print(SAFE_HEADER if args.safe else WARNING, file=sys.stderr)
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
-    sys.stdout.write(schema_yaml(schema, safe=args.safe))
+    sys.stdout.write(schema_yaml(schema, safe=args.safe, notes=notes))
     return 0
 
 

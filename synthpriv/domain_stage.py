@@ -51,6 +51,7 @@ from synthpriv.schema import (
     FINE_CELLS,
     AutoColumn,
     CategoricalColumn,
+    DatetimeColumn,
     NumericColumn,
     Schema,
     parse_schema,
@@ -139,7 +140,9 @@ class DomainStage(Stage):
                 chunks = [conform(chunk, schema) for chunk in chunks]
         if chunks is None:
             chunks = iter_chunks(job.data_path, schema, job.config.data.chunk_rows)
-        buckets = {name: Buckets(schema.column(name).kind) for name in bounds}
+        # a date/datetime column is an integer column over days/seconds (synthpriv.datetimes)
+        buckets = {name: Buckets("integer" if isinstance(schema.column(name), DatetimeColumn)
+                                 else schema.column(name).kind) for name in bounds}
         bucket_counts = {name: np.zeros(b.size, dtype=np.int64) for name, b in buckets.items()}
         value_counts: dict[str, Counter] = {name: Counter() for name in categories}
         for chunk in chunks:

@@ -5,6 +5,10 @@ clipped to their public bounds before binning: this is what bounds every query's
 Missing values get a code of their own (the last one of the column), so no row is ever dropped.
 Derived columns (``derived_from`` in the schema) have no codes: decoding fills them from their
 source column through the schema's public mapping, or from their public formula.
+Id, text and ignored columns have no codes either, and ``encode`` refuses a table that holds any
+of their values: decoding writes fresh keys (synthpriv.ids) and public text, never data. Date and
+datetime columns are encoded as integer columns over days/seconds and decoded back to the
+column's written format (synthpriv.datetimes).
 """
 
 from __future__ import annotations
@@ -14,8 +18,20 @@ import math
 import numpy as np
 import pandas as pd
 
+from synthpriv.datetimes import format_times
 from synthpriv.domain import Dataset, Domain
-from synthpriv.schema import CategoricalColumn, DerivedFormula, NumericColumn, Schema
+from synthpriv.ids import KeyMaker
+from synthpriv.schema import (
+    UNMODELLED,
+    CategoricalColumn,
+    DatetimeColumn,
+    DerivedFormula,
+    IdColumn,
+    IgnoredColumn,
+    NumericColumn,
+    Schema,
+    TextColumn,
+)
 
 
 class TableEncoder:
@@ -32,6 +48,7 @@ class TableEncoder:
             c.name: c.bin_edges() for c in schema.columns if isinstance(c, NumericColumn)
         }
         self.domain = Domain.from_sizes({c.name: self._codes(c) for c in schema.modelled})
+        self._keys: dict[str, KeyMaker] = {}  # fresh-key makers of id columns, made on first use
 
     def _codes(self, column: CategoricalColumn | NumericColumn) -> int:
         values = (
@@ -43,7 +60,8 @@ class TableEncoder:
 
     def encode(self, table: pd.DataFrame) -> Dataset:
         """Integer codes of a table already checked by ``read_table`` (NaN = missing); derived
-        columns are not encoded."""
+        columns are not encoded, nor id/text/ignored ones (ValueError if they hold a value)."""
+        self._refuse_unmodelled(table)
         codes = np.empty((len(table), len(self.domain)), dtype=np.int64)
         for j, column in enumerate(self.schema.modelled):
             values = table[column.name]
@@ -58,6 +76,16 @@ class TableEncoder:
                 raise ValueError(f"column '{column.name}' has values outside its domain")
             codes[:, j] = code.astype(np.int64)
         return Dataset(codes, self.domain)
+
+    def _refuse_unmodelled(self, table: pd.DataFrame) -> None:
+        """ValueError if an id, text or ignored column of ``table`` holds a value: the readers
+        drop those cells (synthpriv.table.parse_chunk), so a value here is a bug upstream."""
+        for column in self.schema.columns:
+            if (isinstance(column, UNMODELLED) and column.name in table
+                    and table[column.name].notna().any()):
+                raise ValueError(
+                    f"internal error: column '{column.name}' is {column.kind} and holds values; "
+                    "its cells must never reach the model (the readers drop them)")
 
     def _bin(self, column: NumericColumn, values: np.ndarray) -> np.ndarray:
         edges = self._edges[column.name]
@@ -84,7 +112,24 @@ class TableEncoder:
         for column in self.schema.columns:
             if column.derived_from is not None:
                 columns[column.name] = derive(column, columns)
+            elif isinstance(column, UNMODELLED) and not isinstance(column, IgnoredColumn):
+                columns[column.name] = self._public_values(column, len(codes), rng)
+        for column in self.schema.columns:
+            if isinstance(column, DatetimeColumn):
+                columns[column.name] = format_times(columns[column.name], column.kind,
+                                                    column.format, column.timezone)
         return pd.DataFrame({name: columns[name] for name in self.schema.names})
+
+    def _public_values(self, column: IdColumn | TextColumn, rows: int,
+                       rng: np.random.Generator) -> pd.Series:
+        """An id column's fresh keys (never repeating within this encoder's release) or a text
+        column's public placeholder / public values: no data is read (no budget)."""
+        if isinstance(column, IdColumn):
+            maker = self._keys.setdefault(column.name, KeyMaker(column.format, rng))
+            return pd.Series(maker.draw(rows), dtype=object)
+        if column.values is not None:
+            return pd.Series(rng.choice(np.array(column.values, dtype=object), rows), dtype=object)
+        return pd.Series([column.placeholder] * rows, dtype=object)
 
     def _draw_in_bin(
         self, column: NumericColumn, code: np.ndarray, rng: np.random.Generator,

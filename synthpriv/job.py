@@ -297,7 +297,9 @@ class SynthesisJob:
         """The input's column names in its own order (the release keeps that order)."""
         if self.table is not None:
             return list(self.table.columns)
-        return file_header(self.job.data_path, self.job.schema)
+        released = set(self.job.schema.names)  # not ignored columns, nor extra ones ignored
+        return [name for name in file_header(self.job.data_path, self.job.schema)
+                if name in released]
 
     def resolve(
         self, ledger: Ledger, source: RandomSource, table: pd.DataFrame | None = None

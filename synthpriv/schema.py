@@ -8,6 +8,16 @@ Column kinds:
   domain step then buys DP bounds) and bins, either ``bins`` equal-width bins over the bounds or
   explicit ``edges`` (first edge = lower, last = upper), or neither (the adaptive domain). A
   continuous column may give ``precision``: the decimals its released values are rounded to.
+* ``date`` / ``datetime``: a calendar day or an instant, read as whole days / seconds since the
+  epoch (synthpriv.datetimes) and then handled as an integer column (public or DP bounds, the
+  fine grid, the adaptive domain); ``format`` (strftime) and ``timezone`` say how cells are
+  written, and released values are written the same way. Bounds may be written as dates.
+* ``id``: a unique key, never read into the model; the release holds fresh keys of its public
+  ``format`` (synthpriv.ids). A repeated value refuses the table (naming column and rows).
+* ``text``: free text, never read into the model; released empty, as a public ``placeholder``,
+  or drawn uniformly from public ``values`` (no budget: they are public).
+* any column with ``ignore: true`` (kind ``ignored``) is kept out of the model and the release;
+  ``extra_columns: ignore`` ignores the file's columns the schema does not name.
 * ``auto``: the kind itself is left to the run (``synthpriv schema infer`` drafts every column so,
   reading no cell): the domain step decides, under DP, whether the column is categorical, integer
   or continuous (synthpriv.kinds), then finds its domain under DP as for a column of that kind.
@@ -345,6 +355,114 @@ class NumericColumn(_Strict):
         return np.linspace(self.lower, self.upper, (self.bins or FINE_CELLS) + 1)
 
 
+class DatetimeColumn(NumericColumn):
+    """A ``date`` (days since 1970-01-01) or ``datetime`` (seconds since 1970-01-01T00:00Z)
+    column, handled as an integer column over those numbers (synthpriv.datetimes): bounds may be
+    public (written as dates, ``2021-03-04``) or bought under DP like any numeric column."""
+
+    kind: Literal["date", "datetime"]  # type: ignore[assignment]
+    format: str | None = Field(
+        default=None, description="strftime pattern the cells are written in (and the release "
+        "is written in); none: ISO 8601 (2021-03-04, 2021-03-04T10:00:00+01:00)",
+    )
+    timezone: str | None = Field(
+        default=None, description="datetime only: the zone cells without one are read in and "
+        "released values are written in (+01:00, Europe/Paris); none: UTC, written without zone",
+    )
+    derived_from: None = None  # type: ignore[assignment]
+    precision: None = None  # type: ignore[assignment]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bounds_as_numbers(cls, raw: object) -> object:
+        if isinstance(raw, dict) and raw.get("kind") in ("date", "datetime"):
+            from synthpriv.datetimes import as_number
+
+            raw = dict(raw)
+            for key in ("lower", "upper"):
+                raw[key] = as_number(raw.get(key), raw["kind"], raw.get("format"),
+                                     raw.get("timezone"))
+            if raw.get("edges") is not None:
+                raw["edges"] = [as_number(edge, raw["kind"], raw.get("format"),
+                                          raw.get("timezone")) for edge in raw["edges"]]
+        return raw
+
+    @model_validator(mode="after")
+    def _zone_for_datetimes(self) -> DatetimeColumn:
+        if self.timezone is not None and self.kind == "date":
+            raise ValueError(f"'{self.name}': timezone applies to datetime columns, not dates")
+        if self.timezone is not None:
+            from synthpriv.datetimes import zone
+
+            try:
+                import pandas as pd
+
+                pd.Timestamp(0, tz=zone(self.timezone))
+            except Exception:  # noqa: BLE001 - any refusal of pandas is the same fix
+                raise ValueError(f"'{self.name}': timezone '{self.timezone}' is neither an "
+                                 "offset (+01:00) nor a zone name (Europe/Paris)") from None
+        return self
+
+    def bin_edges(self) -> np.ndarray:
+        """The edges of the integer column over the same days/seconds (one grid rule)."""
+        twin = self.model_dump(exclude={"format", "timezone"}) | {"kind": "integer"}
+        return NumericColumn.model_validate(twin).bin_edges()
+
+
+class IdColumn(_Strict):
+    """A unique key: never encoded or modelled; the release holds fresh keys drawn from its public
+    ``format`` (synthpriv.ids), never a real key. A repeated value refuses the table."""
+
+    name: str
+    kind: Literal["id"]
+    format: str | None = Field(
+        default=None, description="template of a key: 9 digit, A uppercase, a lowercase, X "
+        "uppercase or digit, \\ escapes, others literal; none: 16 characters of X",
+    )
+    missing: bool = False
+    derived_from: None = None
+
+    @model_validator(mode="after")
+    def _large_space(self) -> IdColumn:
+        if self.format is not None:
+            from synthpriv.ids import check_format
+
+            check_format(self.name, self.format)
+        return self
+
+
+class TextColumn(_Strict):
+    """Free text: never encoded or modelled, never released. The release writes the public
+    ``placeholder`` (none: an empty cell), or draws uniformly from public ``values``."""
+
+    name: str
+    kind: Literal["text"]
+    placeholder: str | None = None
+    values: list[str] | None = Field(default=None, min_length=1)
+    missing: bool = True
+    derived_from: None = None
+
+    @model_validator(mode="after")
+    def _one_source(self) -> TextColumn:
+        if self.placeholder is not None and self.values is not None:
+            raise ValueError(f"'{self.name}': give a placeholder or values, not both")
+        return self
+
+
+class IgnoredColumn(_Strict):
+    """A column kept out of the model and out of the release (``ignore: true``); its cells are
+    never read. The file may leave it out."""
+
+    name: str
+    kind: Literal["ignored"] = "ignored"
+    ignore: Literal[True] = True
+    derived_from: None = None
+    missing: bool = True
+
+
+UNMODELLED = (IdColumn, TextColumn, IgnoredColumn)
+
+
 class AutoColumn(_Strict):
     """A column whose kind the run decides under DP (synthpriv.kinds): categorical, integer or
     continuous, from a noisy count of the cells that read as text, as fractions and as whole
@@ -369,7 +487,11 @@ def _in_domain(column: CategoricalColumn | NumericColumn, value: str | float) ->
     return whole and column.lower <= value <= column.upper
 
 
-Column = Annotated[CategoricalColumn | NumericColumn | AutoColumn, Field(discriminator="kind")]
+Column = Annotated[
+    CategoricalColumn | NumericColumn | DatetimeColumn | AutoColumn | IdColumn | TextColumn
+    | IgnoredColumn, Field(discriminator="kind")]
+AnyColumn = (CategoricalColumn | NumericColumn | AutoColumn | IdColumn | TextColumn
+             | IgnoredColumn)
 
 
 # --- Public constraints (the schema's ``constraints:`` list; enforced by synthpriv.constraints) ---
@@ -448,17 +570,37 @@ class Schema(_Strict):
         default=None, description="the tool that drafted this schema from the data (``synthpriv "
         "schema infer`` writes it): a draft's domains may not be public. Delete it once reviewed.",
     )
+    extra_columns: Literal["error", "ignore"] = Field(
+        default="error", description="'ignore': columns of the file the schema does not name are "
+        "not read (kept out of the model and the release); 'error': they refuse the table",
+    )
     constraints: list[Constraint] = Field(
         default_factory=list, description="public rules every synthetic row obeys (enforced when "
         "sampling, at no budget: synthpriv.constraints)",
     )
 
+    @field_validator("columns", mode="before")
+    @classmethod
+    def _ignored(cls, columns: object) -> object:
+        """``ignore: true`` on any column makes it kind ``ignored`` (its other keys are moot)."""
+        if not isinstance(columns, list):
+            return columns
+        return [{"name": c.get("name"), "kind": "ignored", "ignore": True}
+                if isinstance(c, dict) and c.get("ignore") is True else
+                {k: v for k, v in c.items() if k != "ignore"}
+                if isinstance(c, dict) and c.get("ignore") is False else c for c in columns]
+
     @model_validator(mode="after")
     def _unique_names(self) -> Schema:
-        names = self.names
+        names = self.declared_names
         duplicated = repeated(names)
         if duplicated:
             raise ValueError(f"column names repeat {duplicated}; each column is declared once")
+        if not self.modelled:
+            raise ValueError(
+                "no column is modelled (every column is id, text, ignored or derived): there is "
+                "nothing to synthesise. Declare at least one categorical, integer, continuous, "
+                "date, datetime or auto column")
         if self.unknown_categories == "missing":
             for column in self.columns:
                 if (isinstance(column, CategoricalColumn) and not column.missing
@@ -490,6 +632,9 @@ class Schema(_Strict):
             if isinstance(column, AutoColumn):
                 raise ValueError(f"{where}: '{name}' has kind auto (decided under DP at run "
                                  "time); declare its kind and public bounds to use it here")
+            if isinstance(column, DatetimeColumn | IdColumn | TextColumn | IgnoredColumn):
+                raise ValueError(f"{where}: '{name}' has kind {column.kind}; a formula or rule "
+                                 "reads integer and continuous columns only")
             if not isinstance(column, NumericColumn):
                 raise ValueError(f"{where}: '{name}' is categorical; a formula reads numeric "
                                  "columns (for categories, use forbidden/allowed constraints)")
@@ -556,14 +701,21 @@ class Schema(_Strict):
 
     @property
     def names(self) -> list[str]:
+        """The columns of the release (and of a table as read): all but the ignored ones."""
+        return [c.name for c in self.columns if not isinstance(c, IgnoredColumn)]
+
+    @property
+    def declared_names(self) -> list[str]:
+        """Every column the schema names, ignored ones included."""
         return [c.name for c in self.columns]
 
     @property
     def modelled(self) -> list[CategoricalColumn | NumericColumn]:
-        """The columns the pipeline models: all but the derived ones, in schema order."""
-        return [c for c in self.columns if c.derived_from is None]
+        """The columns the pipeline models: all but derived, id, text and ignored ones."""
+        return [c for c in self.columns
+                if c.derived_from is None and not isinstance(c, UNMODELLED)]
 
-    def column(self, name: str) -> CategoricalColumn | NumericColumn | AutoColumn:
+    def column(self, name: str) -> AnyColumn:
         for column in self.columns:
             if column.name == name:
                 return column
@@ -574,7 +726,8 @@ class Schema(_Strict):
         """The columns whose domain the DP domain step must find (no bounds, no categories, or
         no kind)."""
         return [c for c in self.columns if isinstance(c, AutoColumn) or (
-            c.discovered if isinstance(c, CategoricalColumn) else c.needs_bounds)]
+            c.discovered if isinstance(c, CategoricalColumn) else
+            isinstance(c, NumericColumn) and c.needs_bounds)]
 
     @property
     def auto(self) -> list[str]:

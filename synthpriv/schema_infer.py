@@ -8,15 +8,14 @@ the same header and can be kept as it is."""
 
 from __future__ import annotations
 
-import math
 import textwrap
-from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 import pandas as pd
 import yaml
 
 from synthpriv.chunks import csv_header
+from synthpriv.draft_columns import decimals, draft_column, plain
 from synthpriv.errors import DataError
 from synthpriv.schema import repeated
 from synthpriv.table import duplicate_header_message, header_names, written_and_resolved
@@ -39,8 +38,7 @@ SAFE_HEADER = (
     "integer with lower/upper, kind: categorical with categories): that saves budget."
 )
 DRAFTED_BY = "synthpriv schema infer"
-MAX_CATEGORIES = 1000
-MAX_PRECISION = 15
+__all__ = ["DRAFTED_BY", "SAFE_HEADER", "WARNING", "decimals", "infer_schema", "schema_yaml"]
 MAX_SOURCE_CATEGORIES = 100  # a derived column's source: a code list, not an identifier
 
 
@@ -69,30 +67,11 @@ def infer_schema(path: str | Path, safe: bool = False) -> tuple[dict, list[str]]
     stripped = table.apply(lambda column: column.str.strip())  # numbers and missing cells
     columns, notes = [], _header_notes(names)
     for name in table.columns:
-        values = stripped[name]
-        present = values[values != ""]
-        entry: dict = {"name": name}
-        numbers = pd.to_numeric(present, errors="coerce")
-        if len(present) and numbers.notna().all() and numbers.map(math.isfinite).all():
-            whole = bool((numbers == numbers.round()).all())
-            entry.update(kind="integer" if whole else "continuous",
-                         lower=_plain(numbers.min()), upper=_plain(numbers.max()))
-            if entry["lower"] == entry["upper"]:
-                entry["upper"] = entry["lower"] + 1
-            if not whole:
-                entry["precision"] = decimals(present)
-        else:
-            raw = table[name]
-            categories = sorted(raw[values != ""].unique().tolist())
-            if len(categories) > MAX_CATEGORIES:
-                notes.append(
-                    f"column '{name}' has {len(categories)} distinct values: an identifier or free "
-                    "text? Drop it before synthesis, or give it a public category list."
-                )
-                categories = categories[:MAX_CATEGORIES]
-            entry.update(kind="categorical", categories=categories)
-        entry["missing"] = bool((values == "").any())
+        entry, note = draft_column(name, table[name], stripped[name])
         columns.append(entry)
+        if note is not None:
+            notes.append(note)
+    _refuse_unmodelled(path, columns)
     _draft_derived(table.where(stripped != "", ""), columns, notes)
     if any("precision" in entry for entry in columns):
         notes.append(
@@ -102,6 +81,20 @@ def infer_schema(path: str | Path, safe: bool = False) -> tuple[dict, list[str]]
         )
     schema = {"drafted_by": DRAFTED_BY, "unknown_categories": "error", "columns": columns}
     return schema, notes
+
+
+def _refuse_unmodelled(path: Path, columns: list[dict]) -> None:
+    """A table none of whose columns can be modelled (all ids or text) has no draft a run could
+    synthesise: refuse it here, with the likely cause (a file that is not comma-separated)."""
+    if any(entry["kind"] not in ("id", "text") for entry in columns):
+        return
+    one = columns[0]["name"] if len(columns) == 1 else ""
+    hint = (f" Its header is the one column '{one[:60]}': the file seems to separate fields with "
+            "spaces or another delimiter; synthpriv reads comma-separated files: convert it."
+            if len(columns) == 1 and any(c in one for c in " ;\t|") else
+            " Add a column to model, or declare public categories for one of them.")
+    raise DataError(f"{path}: every column reads as an id or as free text, so there is nothing "
+                    f"to synthesise.{hint}")
 
 
 def _header_notes(names: list[str]) -> list[str]:
@@ -126,20 +119,6 @@ def _safe_draft(path: Path) -> tuple[dict, list[str]]:
     return {"columns": [{"name": name, "kind": "auto"} for name in names]}, _header_notes(names)
 
 
-def decimals(cells: pd.Series) -> int:
-    """The most decimals written in ``cells`` (numbers as text: '1.50' has 2, '2e-3' has 3), at
-    most MAX_PRECISION (a schema's limit: beyond it a double has no more decimals to give)."""
-    most = 0
-    for cell in cells.unique():
-        try:
-            exponent = Decimal(cell).as_tuple().exponent
-        except InvalidOperation:
-            continue
-        if isinstance(exponent, int):
-            most = max(most, -exponent)
-    return min(most, MAX_PRECISION)
-
-
 def _draft_derived(table: pd.DataFrame, columns: list[dict], notes: list[str]) -> None:
     """Mark each column whose value is a function of an earlier categorical column (of at most
     MAX_SOURCE_CATEGORIES categories, itself not derived) as ``derived_from`` it, with the mapping
@@ -147,12 +126,15 @@ def _draft_derived(table: pd.DataFrame, columns: list[dict], notes: list[str]) -
     mapping is public."""
     sources: list[dict] = []
     for entry in columns:
+        if entry["kind"] not in ("categorical", "integer", "continuous") or entry.get(
+                "coerce") or entry.get("unknown_categories"):
+            continue  # only columns read as written can be a function of a source
         values = table[entry["name"]]
         for source in sources:
             mapping = _function_of(table[source["name"]], values)
             if mapping is not None:
                 entry["derived_from"] = {"column": source["name"], "values": {
-                    k: _plain(float(v)) if entry["kind"] != "categorical" else v
+                    k: plain(float(v)) if entry["kind"] != "categorical" else v
                     for k, v in mapping.items()}}
                 notes.append(
                     f"column '{entry['name']}' is a function of '{source['name']}' in this data: "
@@ -161,8 +143,9 @@ def _draft_derived(table: pd.DataFrame, columns: list[dict], notes: list[str]) -
                 )
                 break
         else:
-            if entry["kind"] == "categorical" and len(entry["categories"]) <= MAX_SOURCE_CATEGORIES:
-                sources.append(entry)
+            if (entry["kind"] == "categorical" and "unknown_categories" not in entry
+                    and len(entry["categories"]) <= MAX_SOURCE_CATEGORIES):
+                sources.append(entry)  # every value listed: none read as missing
 
 
 def _function_of(source: pd.Series, values: pd.Series) -> dict[str, str] | None:
@@ -177,10 +160,11 @@ def _function_of(source: pd.Series, values: pd.Series) -> dict[str, str] | None:
     return dict(zip(pairs["source"], pairs["value"], strict=True))
 
 
-def _plain(value: float) -> float | int:
-    return int(value) if float(value).is_integer() else float(value)
-
-
-def schema_yaml(schema: dict, safe: bool = False) -> str:
+def schema_yaml(schema: dict, safe: bool = False, notes: list[str] | None = None) -> str:
+    """The draft as YAML, its warning (and the reviewer's ``notes``: what was decided and why)
+    as comments on top."""
     header = "".join(f"# {line}\n" for line in textwrap.wrap(SAFE_HEADER if safe else WARNING, 98))
+    for note in notes or []:
+        header += "".join(f"# {line}\n" for line in textwrap.wrap(f"note: {note}", 98,
+                                                                    subsequent_indent="  "))
     return header + yaml.safe_dump(schema, sort_keys=False, width=100, allow_unicode=True)

@@ -14,14 +14,18 @@ from typing import BinaryIO
 import numpy as np
 import pandas as pd
 
+from synthpriv.datetimes import parse_times
 from synthpriv.encoding import derive
 from synthpriv.errors import DataError
 from synthpriv.schema import (
     AutoColumn,
     CategoricalColumn,
+    DatetimeColumn,
     DerivedFormula,
+    IdColumn,
     NumericColumn,
     Schema,
+    TextColumn,
     repeated,
 )
 
@@ -63,7 +67,8 @@ def read_table(path: str | Path, schema: Schema) -> pd.DataFrame:
             raise ragged_row_error(path, number, row, len(header))
     if len(rows) == 1:
         raise no_rows_error(path)
-    return parse_chunk(pd.DataFrame(rows[1:], columns=header, dtype=str), schema, path, first_row=1)
+    return parse_chunk(pd.DataFrame(rows[1:], columns=header, dtype=str), schema, path, first_row=1,
+                       seen_ids={})
 
 
 def check_frame(frame: pd.DataFrame, schema: Schema, what: str = "the DataFrame") -> pd.DataFrame:
@@ -77,7 +82,7 @@ def check_frame(frame: pd.DataFrame, schema: Schema, what: str = "the DataFrame"
     raw = pd.DataFrame({name: _as_text(frame[column]) for name, column in
                         zip(header, frame.columns, strict=True)})
     raw.index = pd.RangeIndex(len(raw))
-    return parse_chunk(raw, schema, Path(what), first_row=1)
+    return parse_chunk(raw, schema, Path(what), first_row=1, seen_ids={})
 
 
 def _as_text(values: pd.Series) -> pd.Series:
@@ -87,6 +92,8 @@ def _as_text(values: pd.Series) -> pd.Series:
             return ""
         if isinstance(value, float | np.floating):
             return np.format_float_positional(float(value), trim="-")
+        if isinstance(value, pd.Timestamp):  # ISO 8601, as a date/datetime column reads it
+            return value.isoformat()
         return str(value)
 
     return pd.Series([text(v) for v in values.to_numpy(dtype=object)], dtype=object)
@@ -101,21 +108,63 @@ def header_names(row: list[str]) -> list[str]:
     return [name.strip() for name in row]
 
 
-def parse_chunk(raw: pd.DataFrame, schema: Schema, path: Path, first_row: int) -> pd.DataFrame:
+def parse_chunk(raw: pd.DataFrame, schema: Schema, path: Path, first_row: int,
+                seen_ids: dict[str, dict[str, int]] | None = None) -> pd.DataFrame:
     """Parse and check string cells ``raw`` (columns named as in the schema, rows numbered from
     ``first_row``): the one per-column rule set shared by ``read_table`` and the chunked readers
-    (synthpriv.chunks), so errors name the same rows whichever reads the file."""
-    table = pd.DataFrame(index=raw.index)
+    (synthpriv.chunks), so errors name the same rows whichever reads the file.
+
+    Ignored columns, and columns the schema does not name (``extra_columns: ignore``), are
+    dropped unread. The cells of id and text columns are checked (an id must not repeat: within
+    this chunk, and against ``seen_ids``, {column: {key: row}}, which is updated) and then
+    dropped too: they come back all missing, so no id or text value reaches the model."""
+    released = set(schema.names)
+    read = {c.name: c for c in schema.columns if c.name in released}
+    parsed: dict[str, pd.Series] = {}
     for name in raw.columns:
-        column = schema.column(name)
+        if name not in read:
+            continue
+        column = read[name]
         values = raw[name]
+        if isinstance(column, IdColumn | TextColumn):
+            if isinstance(column, IdColumn):
+                check_unique(values, column, path, first_row, seen_ids)
+            parsed[name] = pd.Series(np.nan, index=raw.index, dtype=object)
+            continue
         if schema.strip_labels or isinstance(column, NumericColumn):
             values = values.str.strip()
-        table[name] = _parse_column(values, column, schema, path, first_row)
+        parsed[name] = _parse_column(values, column, schema, path, first_row)
+    table = pd.DataFrame(parsed, index=raw.index)  # one frame at once: no fragmented inserts
     for column in schema.columns:
         if column.derived_from is not None:
             _check_derived(table, column, path, first_row)
     return table
+
+
+def check_unique(values: pd.Series, column: IdColumn, path: Path, first: int,
+                 seen: dict[str, dict[str, int]] | None) -> None:
+    """Refuse a repeated key of id ``column`` (naming both rows), or a missing one where the
+    schema allows none. A refusal that depends on single rows (see the README's list)."""
+    is_missing = (values.str.strip() == "").to_numpy()
+    if is_missing.any() and not column.missing:
+        raise DataError(
+            f"{path}: id column '{column.name}' has missing keys at {_rows(is_missing, first)}, "
+            f"but the schema says it has none. Fill them, or set 'missing: true'.")
+    keys = seen.setdefault(column.name, {}) if seen is not None else {}
+    present = values[~is_missing]
+    rows = pd.Series(np.flatnonzero(~is_missing) + first, index=present.index)
+    repeat = present.duplicated().to_numpy() | present.isin(keys.keys()).to_numpy()
+    if repeat.any():
+        at = int(np.argmax(repeat))
+        key, row = present.iloc[at], int(rows.iloc[at])
+        earlier = keys.get(key, int(rows[present == key].iloc[0]))
+        shown = key if len(key) <= MAX_VALUE_CHARS else key[:MAX_VALUE_CHARS] + "…"
+        raise DataError(
+            f"{path}: column '{column.name}' is declared id (a unique key), but the key "
+            f"'{shown}' repeats at rows {earlier} and {row}. Fix the data, or declare the "
+            "column 'kind: categorical' (or 'text', or 'ignore: true') if keys may repeat.")
+    if seen is not None:
+        keys.update(zip(present.tolist(), rows.tolist(), strict=True))
 
 
 def coerce_numbers(values: pd.Series, column: NumericColumn) -> pd.Series:
@@ -229,9 +278,10 @@ def _check_header(header: list[str], schema: Schema, path: Path) -> None:
     duplicated = repeated(header)
     if duplicated:
         raise DataError(duplicate_header_message(path, duplicated))
-    expected = schema.names
+    expected = schema.names  # ignored columns may be absent; extra ones may be ignored
     missing = [n for n in expected if n not in header]
-    extra = [n for n in header if n not in expected]
+    extra = [] if schema.extra_columns == "ignore" else [
+        n for n in header if n not in schema.declared_names]
     if len(header) == 1 and len(expected) > 1:
         delimiter = next((d for d in (";", "\t", "|") if d in header[0]), None)
         if delimiter is not None:
@@ -251,7 +301,9 @@ def _check_header(header: list[str], schema: Schema, path: Path) -> None:
                        "write name: '' in the schema, or name the column in the file.")
         raise DataError(
             f"{path}: the header does not match the schema: {'; '.join(parts)}. "
-            f"Expected exactly {expected}. Fix the file or the schema.{unnamed}"
+            f"Expected exactly {expected}. Fix the file or the schema (a column to leave out: "
+            f"'ignore: true'; every column the schema does not name: 'extra_columns: ignore')."
+            f"{unnamed}"
         )
 
 
@@ -283,6 +335,29 @@ def _spaces_hint(unknown: pd.Series, column: CategoricalColumn) -> str:
             "set 'strip_labels: true' in the schema to read every label stripped.")
 
 
+def _parse_times(values: pd.Series, column: DatetimeColumn, is_missing: np.ndarray, path: Path,
+                 first: int) -> pd.Series:
+    """A date/datetime column's cells as days/seconds since the epoch (synthpriv.datetimes);
+    a cell that does not parse refuses the table (naming column and rows) unless it coerces."""
+    numbers = parse_times(values, column.kind, column.format, column.timezone)
+    if column.coerce:
+        return pd.Series(numbers, index=values.index, name=column.name)
+    if is_missing.any() and not column.missing:
+        raise DataError(
+            f"{path}: column '{column.name}' has missing values at {_rows(is_missing, first)}, but the "
+            f"schema says it has none. Fill them, or set 'missing: true' for '{column.name}'.")
+    bad = np.isnan(numbers) & ~is_missing
+    if bad.any():
+        written = f"format '{column.format}'" if column.format else "ISO 8601 (e.g. 2021-03-04" + (
+            "T10:00:00+01:00)" if column.kind == "datetime" else ")")
+        raise DataError(
+            f"{path}: column '{column.name}' is {column.kind} but has value(s) "
+            f"{_examples(values[bad])} that do not read as {written}, at {_rows(bad, first)}. Fix "
+            "them, declare the column's 'format' (a strftime pattern such as '%d/%m/%Y'), or "
+            "leave the cell empty for a missing value.")
+    return pd.Series(numbers, index=values.index, name=column.name)
+
+
 def _parse_column(
     values: pd.Series, column: CategoricalColumn | NumericColumn | AutoColumn, schema: Schema,
     path: Path, first: int = 1,
@@ -296,6 +371,8 @@ def _parse_column(
     is_missing = (values.str.strip() == "").to_numpy()
     if isinstance(column, AutoColumn):
         return values.where(~is_missing)
+    if isinstance(column, DatetimeColumn):
+        return _parse_times(values, column, is_missing, path, first)
     if isinstance(column, NumericColumn) and column.coerce:
         return coerce_numbers(values, column)
     if is_missing.any() and not column.missing:

@@ -81,10 +81,10 @@ def test_version_prints_the_package_version(capsys) -> None:
 # --------------------------------------------------------------------------- broken pipe
 
 
-@pytest.mark.parametrize("categories", [3, 2000])  # output flushed at exit / written mid-run
-def test_a_closed_pipe_ends_quietly(tmp_path: Path, categories: int) -> None:
-    data = tmp_path / "wide.csv"
-    pd.DataFrame({"code": [f"c{i:05d}" for i in range(categories)]}).to_csv(data, index=False)
+@pytest.mark.parametrize("columns", [3, 2000])  # output flushed at exit / written mid-run
+def test_a_closed_pipe_ends_quietly(tmp_path: Path, columns: int) -> None:
+    data = tmp_path / "wide.csv"  # integer columns (unique codes would be drafted as an id)
+    pd.DataFrame({f"c{i:05d}": [5, 7, 5] for i in range(columns)}).to_csv(data, index=False)
     code = f"import sys; from synthpriv.cli import main; sys.exit(main(['schema', 'infer', {str(data)!r}]))"
     child = _child(code, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     child.stdout.close()  # the reader went away, as `| head` does

@@ -48,7 +48,7 @@ def test_explicit_edges_and_equal_width_bins() -> None:
         (column(name="a", kind="integer", lower=0, upper=9, edges=[1, 9]), "start at lower"),
         (column(name="a", kind="integer", lower=0, upper=9, bins=3, edges=[0, 9]), "not both"),
         (column(name="a", kind="categorical", categories=["x", "x"]), "repeat"),
-        (column(name="a", kind="text"), "kind"),
+        (column(name="a", kind="prose"), "kind"),
         (column(name="a", kind="categorical", categories=["x"], colour=1), "unknown key"),
         ({"columns": [{"name": "a", "kind": "categorical", "categories": ["x"]}] * 2}, "repeat"),
         ({"columns": [{"name": "a", "kind": "categorical", "categories": ["x"]}],
@@ -101,7 +101,8 @@ def test_schema_infer_drafts_derived_columns_for_review(tmp_path) -> None:
     from synthpriv.schema_infer import infer_schema
 
     path = tmp_path / "t.csv"
-    path.write_text("level,code,label,other,flat\nlow,1,L,a,x\nhigh,2,H,a,x\nlow,1,L,b,x\n,,,b,x\n")
+    path.write_text("level,code,label,other,flat\nlow,1,L,a,x\nhigh,2,H,a,x\nlow,1,L,b,x\n,,,b,x\n"
+                    "high,2,H,b,x\n,,,a,x\n")  # every value seen twice: a one-off is not listed
     draft, notes = infer_schema(path)
     derived = {c["name"]: c.get("derived_from") for c in draft["columns"]}
     assert derived["code"] == {"column": "level", "values": {"low": 1, "high": 2}}

