@@ -1,6 +1,7 @@
 """synthpriv: differentially private synthetic tables.
 
-The Python API (``Synthesizer``, ``Schema``, ``load_schema``, ``SynthprivError``) is imported lazily: ``import
+The Python API (``Synthesizer``, ``infer_schema``, ``Schema``, ``load_schema``, ``SynthprivError``,
+``SynthprivWarning``) is imported lazily: ``import
 synthpriv`` stays fast and the command line starts at once; pandas, numpy and the stages load
 when a name below is first used. See README "Python API".
 """
@@ -12,11 +13,15 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from synthpriv.api import EvaluationResult, Synthesizer
-    from synthpriv.errors import SynthprivError
+    from synthpriv.errors import SynthprivError, SynthprivWarning
     from synthpriv.schema import Schema, load_schema
+    from synthpriv.schema_infer import infer_schema
 
-__all__ = ["EvaluationResult", "Schema", "SynthprivError", "Synthesizer", "load_schema"]
+__all__ = ["EvaluationResult", "Schema", "SynthprivError", "SynthprivWarning", "Synthesizer",
+           "infer_schema", "load_schema"]
 _EXPORTS = {
+    "infer_schema": "synthpriv.schema_infer",
+    "SynthprivWarning": "synthpriv.errors",
     "Synthesizer": "synthpriv.api",
     "EvaluationResult": "synthpriv.api",
     "Schema": "synthpriv.schema",

@@ -1,6 +1,10 @@
 """The Python API: ``Synthesizer``, a thin shell over the job object (synthpriv.job).
 
     from synthpriv import Synthesizer
+    synthetic = Synthesizer(epsilon=1.0).fit(df).sample(1000)   # no schema: drafted safely
+
+or, with a schema:
+
     synth = Synthesizer(schema="schema.yaml", epsilon=1.0, delta=1e-6, recipe="aim")
     synth.plan()                      # the noise each stage will add; reads no data
     synth.fit(df)                     # a pandas DataFrame, or a CSV/Parquet path
@@ -19,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from synthpriv.errors import ConfigError
+from synthpriv.errors import ConfigError, SynthprivWarning
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -56,7 +60,10 @@ class EvaluationResult:
 class Synthesizer:
     """A differentially private synthesizer: plan, fit, sample, release, evaluate, load.
 
-    ``schema``: a ``Schema``, a mapping as in a schema YAML, or a path to one. ``epsilon``,
+    ``schema``: a ``Schema``, a mapping as in a schema YAML, or a path to one; or None (the
+    default): ``fit`` then drafts it from the data's column names only, every column ``kind:
+    auto`` (``infer_schema(data, safe=True)``), and the run decides kinds, bounds and categories
+    under DP on the same budget; ``synth.schema`` shows what was decided. ``epsilon``,
     ``delta``, ``neighbouring``: the budget (``budget.*`` in a job config; the relation defaults
     to the config's). ``recipe``: aim
     (default), mst, independent, dpsgd, hybrid, or a recipe file. Stage options are keyword
@@ -66,23 +73,28 @@ class Synthesizer:
     """
 
     def __init__(
-        self, schema: Schema | Mapping[str, Any] | str | Path, epsilon: float = 1.0,
+        self, schema: Schema | Mapping[str, Any] | str | Path | None = None, epsilon: float = 1.0,
         delta: float = 1e-6, recipe: str = "aim", *, neighbouring: str | None = None,
         records: int | None = None, public_records: int | None = None, seed: int | None = None,
         name: str = "synthpriv", **stages: Mapping[str, Any],
     ) -> None:
         from synthpriv.schema import Schema
 
+        if type(schema).__name__ == "DataFrame":
+            raise ConfigError(
+                "Synthesizer(schema=...) takes a schema, not the data: give the DataFrame to fit, "
+                "as in Synthesizer(epsilon=1.0).fit(df), which drafts a safe schema from its "
+                "column names.")
         if isinstance(schema, Schema):
             schema = schema.model_dump(mode="json")
         elif isinstance(schema, str | Path):
             schema = Path(schema).resolve()
-        elif not isinstance(schema, Mapping):
-            raise ConfigError(f"schema: give a Schema, a mapping or a YAML path, not "
-                              f"{type(schema).__name__}.")
+        elif schema is not None and not isinstance(schema, Mapping):
+            raise ConfigError(f"schema: give a Schema, a mapping, a YAML path or None (drafted "
+                              f"at fit), not {type(schema).__name__}.")
         self._config: dict[str, Any] = {
             "name": name,
-            "data": {"path": IN_MEMORY, "schema": schema if isinstance(schema, Path)
+            "data": {"path": IN_MEMORY, "schema": schema if isinstance(schema, Path | None)
                      else dict(schema), "public_records": public_records},
             "budget": {"epsilon": epsilon, "delta": delta,
                        **({} if neighbouring is None else {"neighbouring": neighbouring})},
@@ -94,7 +106,7 @@ class Synthesizer:
         self._job_object: SynthesisJob | None = None
         self._fitted: Fitted | None = None
         self._model: ReleasedModel | None = None
-        self.job: Job = self._job(IN_MEMORY)
+        self.job: Job | None = None if schema is None else self._job(IN_MEMORY)
 
     def _job(self, path: str | Path) -> Job:
         from synthpriv.config import Job, validate_job
@@ -103,16 +115,29 @@ class Synthesizer:
         return Job(validate_job(config, "Synthesizer"), Path.cwd(), "Synthesizer")
 
     @property
-    def schema(self) -> Schema:
-        """The schema as given; after ``fit``, the resolved one (the DP domain step's bounds and
-        categories where the given schema left them out): the model's, as in a release."""
-        return self.job.schema
+    def schema(self) -> Schema | None:
+        """The schema as given; after ``fit``, the resolved one (the DP domain step's kinds,
+        bounds and categories where the given schema left them out): the model's, as in a
+        release. None before ``fit`` when no schema was given."""
+        return None if self.job is None else self.job.schema
 
     def plan(self) -> Plan:
         """The plan: each stage's budget share, zCDP ρ and calibrated noise. Reads no data."""
         from synthpriv.job import SynthesisJob
 
+        if self.job is None:
+            raise ConfigError("no schema yet: the plan needs the columns. Give schema= (a path, "
+                              "a mapping or infer_schema(df, safe=True)[0]), or call fit first.")
         return SynthesisJob(self.job).plan
+
+    def _draft_schema(self, data: pd.DataFrame | str | Path) -> None:
+        """No schema given: draft it from ``data``'s column names only (every column kind auto;
+        the same rule as ``synthpriv schema infer --safe``); nothing else of the data is read."""
+        from synthpriv.schema_infer import infer_schema
+
+        draft, _ = infer_schema(data if type(data).__name__ == "DataFrame" else Path(data),
+                                safe=True)
+        self._config["data"]["schema"] = draft
 
     def fit(self, data: pd.DataFrame | str | Path) -> Synthesizer:
         """Fit on ``data`` (a DataFrame with the schema's columns, or a CSV/Parquet path),
@@ -124,6 +149,8 @@ class Synthesizer:
         from synthpriv.released_model import ReleasedModel
         from synthpriv.table import check_frame
 
+        if self._config["data"]["schema"] is None:
+            self._draft_schema(data)
         if isinstance(data, pd.DataFrame):
             self.job = self._job(IN_MEMORY)
             runner = SynthesisJob(self.job)
@@ -138,10 +165,24 @@ class Synthesizer:
         self._job_object, self._fitted = runner, fitted
         # From here on the job is the resolved one: its schema holds the DP domain step's bounds
         # and categories where the given schema left them out (as a loaded release's does).
+        declared = self.job.schema
         self.job = fitted.synthesis.job
         self._model = ReleasedModel.from_state(fitted.synthesis.state, self.job.schema,
                                                list(fitted.synthetic.columns))
+        self._warn(fitted.warnings, declared)
         return self
+
+    def _warn(self, messages: list[str], declared: Schema) -> None:
+        """The plan-time warnings, and a column the domain step left all missing, as Python
+        warnings (the command line prints them on stderr)."""
+        import warnings
+
+        from synthpriv.domain_stage import domain_lines
+
+        found = [line for line in domain_lines(declared, self.job.schema)
+                 if line.startswith("WARNING")]
+        for message in [*messages, *found]:
+            warnings.warn(message, SynthprivWarning, stacklevel=3)
 
     def _require_model(self) -> ReleasedModel:
         if self._model is None:
@@ -182,8 +223,19 @@ class Synthesizer:
     def query(self, *columns: str) -> pd.DataFrame:
         """The marginal over ``columns`` from the model with a standard error per cell (see
         ``ReleasedModel.query``). Marginal recipes, and the hybrid recipe on the marginals its
-        rows follow its marginals model on; no further privacy cost."""
-        return self._require_model().query(list(columns))
+        rows follow its marginals model on; no further privacy cost. Where no measurement covers
+        the marginal its ``std_error`` is NaN and a warning says why."""
+        import warnings
+
+        answer = self._require_model().query(list(columns))
+        if answer["std_error"].isna().any():
+            why = (f"no measurement covers ({', '.join(columns)}): the count is the model's "
+                   "estimate from the marginals it measured, and its error (noise and model "
+                   "error alike) has no closed form, so std_error is NaN. Query a marginal the "
+                   "model measured (the manifest's ledger lists them) for one with errors.")
+            answer.attrs["std_error"] = why
+            warnings.warn(why, SynthprivWarning, stacklevel=2)
+        return answer
 
     def release(self, out_dir: str | Path, *, force: bool = False) -> Path:
         """Write the fit's release to ``out_dir`` atomically (synthetic.csv, model.json,

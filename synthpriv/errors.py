@@ -26,3 +26,8 @@ class BudgetError(SynthprivError):
 
 class ReleaseError(SynthprivError):
     """The release cannot be written where it was asked for."""
+
+
+class SynthprivWarning(UserWarning):
+    """A plan-time or domain-step warning given through Python's ``warnings`` (the API): what the
+    command line prints on stderr, e.g. "mostly noise", a draft schema, a column left all missing."""

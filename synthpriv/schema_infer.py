@@ -14,11 +14,11 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from synthpriv.chunks import csv_header
+from synthpriv.chunks import _parquet_file, csv_header, is_parquet, parquet_columns
 from synthpriv.draft_columns import decimals, draft_column, plain
 from synthpriv.errors import DataError
 from synthpriv.schema import repeated
-from synthpriv.table import duplicate_header_message, header_names, written_and_resolved
+from synthpriv.table import duplicate_header_message, frame_cells, header_names, written_and_resolved
 
 WARNING = (
     "WARNING: this schema was drafted FROM THE DATA. Its bounds, category lists and precisions "
@@ -42,23 +42,33 @@ __all__ = ["DRAFTED_BY", "SAFE_HEADER", "WARNING", "decimals", "infer_schema", "
 MAX_SOURCE_CATEGORIES = 100  # a derived column's source: a code list, not an identifier
 
 
-def infer_schema(path: str | Path, safe: bool = False) -> tuple[dict, list[str]]:
-    """A schema mapping drafted from the CSV at ``path``, and notes for the reviewer.
+def infer_schema(source: str | Path | pd.DataFrame, safe: bool = False) -> tuple[dict, list[str]]:
+    """A schema mapping drafted from the CSV at ``source`` (or a DataFrame, read as if written
+    to CSV: ``table.check_frame``'s rule), and notes for the reviewer.
 
     Column names follow ``table.header_names``, the rule a run reads the file with: an unnamed
     column (an empty header cell) is drafted as ``name: ''``, not as pandas' ``Unnamed: 0``.
     Category labels are kept as the cells write them (spaces included), as a run reads them.
-    ``safe``: names, kinds and ``missing: true`` only (see the module docstring).
+    ``safe``: the header only, every column ``kind: auto`` (see the module docstring).
     """
-    path = Path(path)
-    if safe:
-        return _safe_draft(path)
-    try:
-        raw = pd.read_csv(path, header=None, dtype=str, keep_default_na=False, encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise DataError(f"data file not found: {written_and_resolved(path)}") from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
-        raise DataError(f"{path}: cannot read it as a UTF-8 CSV: {error}") from None
+    if isinstance(source, pd.DataFrame):
+        path = Path("the DataFrame")
+        if safe:
+            return _safe_columns(header_names([str(c) for c in source.columns]), path)
+        raw = frame_cells(source)
+    else:
+        path = Path(source)
+        if safe and is_parquet(path):
+            return _safe_columns(parquet_columns(_parquet_file(path)), path)
+        if safe:
+            return _safe_columns(header_names(csv_header(path)), path)
+        try:
+            raw = pd.read_csv(path, header=None, dtype=str, keep_default_na=False,
+                              encoding="utf-8-sig")
+        except FileNotFoundError:
+            raise DataError(f"data file not found: {written_and_resolved(path)}") from None
+        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
+            raise DataError(f"{path}: cannot read it as a UTF-8 CSV: {error}") from None
     names = header_names(raw.iloc[0].tolist())
     duplicated = repeated(names)
     if duplicated:
@@ -107,12 +117,10 @@ def _header_notes(names: list[str]) -> list[str]:
     ]
 
 
-def _safe_draft(path: Path) -> tuple[dict, list[str]]:
-    """Every column of the header at ``path`` as ``kind: auto`` (missing: true), and notes.
-
-    Only the header is read: whether a column holds text, fractions or empty cells can turn on
-    one row, so kinds and the missing flag are left to the run's DP domain step."""
-    names = header_names(csv_header(path))
+def _safe_columns(names: list[str], path: Path) -> tuple[dict, list[str]]:
+    """Every column of the header ``names`` (of ``path``) as ``kind: auto`` (missing: true), and
+    notes. Only the header is read: whether a column holds text, fractions or empty cells can
+    turn on one row, so kinds and the missing flag are left to the run's DP domain step."""
     duplicated = repeated(names)
     if duplicated:
         raise DataError(duplicate_header_message(path, duplicated))

@@ -99,6 +99,14 @@ def _as_text(values: pd.Series) -> pd.Series:
     return pd.Series([text(v) for v in values.to_numpy(dtype=object)], dtype=object)
 
 
+def frame_cells(frame: pd.DataFrame) -> pd.DataFrame:
+    """A DataFrame as ``pd.read_csv(header=None, dtype=str)`` reads the CSV it would write: the
+    header as the first row, then every cell as text (``_as_text``)."""
+    names = [str(name) for name in frame.columns]
+    cells = pd.DataFrame({i: _as_text(frame.iloc[:, i]) for i in range(frame.shape[1])})
+    return pd.concat([pd.DataFrame([names]), cells], ignore_index=True)
+
+
 def header_names(row: list[str]) -> list[str]:
     """The column names of a CSV header row: each cell with surrounding whitespace removed, and
     nothing else. The one reading rule for ``read_table``, the chunked readers and ``schema
