@@ -196,11 +196,12 @@ def command_query(args: argparse.Namespace) -> int:
 def command_schema_infer(args: argparse.Namespace) -> int:
     from synthpriv.schema_infer import SAFE_HEADER, WARNING, infer_schema, schema_yaml
 
-    schema, notes = infer_schema(args.data, safe=args.safe)
-    print(SAFE_HEADER if args.safe else WARNING, file=sys.stderr)
+    safe = not args.from_data
+    schema, notes = infer_schema(args.data, safe=safe)
+    print(SAFE_HEADER if safe else WARNING, file=sys.stderr)
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
-    sys.stdout.write(schema_yaml(schema, safe=args.safe, notes=notes))
+    sys.stdout.write(schema_yaml(schema, safe=safe, notes=notes))
     return 0
 
 
@@ -300,12 +301,18 @@ def parser() -> argparse.ArgumentParser:
     schema = commands.add_parser("schema", help="schema tools")
     schema_commands = schema.add_subparsers(dest="schema_command", required=True)
     infer = schema_commands.add_parser(
-        "infer", help="draft a schema from a CSV (NOT private; --safe: a draft safe to keep)")
+        "infer", help="draft a schema from a CSV or Parquet file: by default from its header "
+        "only (safe to keep); --from-data reads the cells (NOT private: review it)")
     infer.add_argument("data", type=Path)
-    infer.add_argument(
+    reading = infer.add_mutually_exclusive_group()
+    reading.add_argument(
         "--safe", action="store_true",
-        help="names and kinds only, every column may be missing; no bounds, categories or bins: "
-        "the run's DP domain step buys them (budget.domain_share, budget.domain_delta_share)")
+        help="the default: the header only, every column kind auto; the run decides kinds, "
+        "bounds and categories under DP (budget.domain_share, budget.domain_delta_share)")
+    reading.add_argument(
+        "--from-data", action="store_true",
+        help="read the cells: kinds, bounds, categories, dates, ids and free text as the data "
+        "shows them. NOT private: for a person to review and replace with public knowledge")
     infer.set_defaults(handler=command_schema_infer)
     return root
 

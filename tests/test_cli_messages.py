@@ -189,7 +189,7 @@ def test_a_drafted_schema_for_an_unnamed_index_column_runs(tmp_path: Path, capsy
     rng = np.random.default_rng(1)
     table = pd.DataFrame({"colour": rng.choice(["red", "blue"], 300), "size": rng.integers(0, 9, 300)})
     table.to_csv(tmp_path / "data.csv")  # pandas writes the index first, under an empty name
-    assert main(["schema", "infer", str(tmp_path / "data.csv")]) == 0
+    assert main(["schema", "infer", "--from-data", str(tmp_path / "data.csv")]) == 0
     drafted = capsys.readouterr()
     assert "column 1 has no name in the header" in drafted.err
     (tmp_path / "schema.yaml").write_text(drafted.out)
@@ -206,7 +206,7 @@ def test_a_drafted_schema_for_an_unnamed_index_column_runs(tmp_path: Path, capsy
 
 def test_two_unnamed_columns_and_an_old_unnamed_draft_say_what_to_do(tmp_path: Path) -> None:
     _write(tmp_path / "two.csv", ",,a\n1,2,x\n")
-    assert main(["schema", "infer", str(tmp_path / "two.csv")]) == 2
+    assert main(["schema", "infer", "--from-data", str(tmp_path / "two.csv")]) == 2
     schema = parse_schema({"columns": [  # drafted before header_names: pandas' name
         {"name": "Unnamed: 0", "kind": "integer", "lower": 0, "upper": 9},
         {"name": "a", "kind": "categorical", "categories": ["x"]}]}, "inline")

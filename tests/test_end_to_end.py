@@ -56,7 +56,7 @@ def test_the_default_job_is_the_bundled_schema_without_edges_binned_under_dp(cap
 
 
 def test_schema_infer_drafts_a_schema_and_warns(capsys) -> None:
-    assert main(["schema", "infer", str(ADULT / "adult_test.csv")]) == 0
+    assert main(["schema", "infer", "--from-data", str(ADULT / "adult_test.csv")]) == 0
     captured = capsys.readouterr()
     assert "NOT private" in captured.err
     assert "kind: integer" in captured.out and "name: native-country" in captured.out

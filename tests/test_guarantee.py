@@ -23,7 +23,7 @@ def _drafted_job(folder: Path, capsys, **extra) -> Path:
     """The tiny job with the schema ``synthpriv schema infer`` drafts from its table (exact
     minima and maxima, every category seen), left marked ``drafted_by``."""
     config = write_tiny_job(folder, evaluation=FAST, **extra)
-    assert main(["schema", "infer", str(folder / "train.csv")]) == 0
+    assert main(["schema", "infer", "--from-data", str(folder / "train.csv")]) == 0
     draft = yaml.safe_load(capsys.readouterr().out)
     assert draft["drafted_by"] == DRAFTED_BY
     (folder / "schema.yaml").write_text(yaml.safe_dump(draft))
