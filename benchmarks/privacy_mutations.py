@@ -100,7 +100,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "categories kept by their exact count against the threshold"),
     Mutation(
         "threshold-delta-not-split", "synthpriv/privacy/domain_budget.py",
-        "sigma, delta / len(categories), neighbouring, epsilon)",
+        "sigma, delta / len(discovered), neighbouring, epsilon)",
         "sigma, delta, neighbouring, epsilon)",
         ("tests/privacy/test_domain_randomness.py", "tests/privacy/test_domain_mechanisms.py"),
         "each discovered column's threshold takes the whole δ share (not split over columns)"),

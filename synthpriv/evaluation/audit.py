@@ -114,7 +114,9 @@ class AuditSetting:
     neighbouring: str = "add_remove"
     holdout_fraction: float | None = None  # hold-back (evaluation.holdout_fraction)
     engine: str = "local"  # data.engine; "dask" runs on one in-process cluster per audit
-    allow_large_delta: bool = False  # budget.allow_large_delta (δ ≥ 1/n, for mutation tests)
+    # budget.allow_large_delta: audits run tiny tables at a large δ (0.1) by design; the δ < 1/n̂
+    # guidance check (job.check_delta, on a noisy n̂) would refuse some runs at random
+    allow_large_delta: bool = True
     stages: Mapping[str, Mapping[str, Any]] | None = None  # default: FAST_STAGES[recipe]
     rows: tuple[tuple[str, ...], ...] | None = None  # D's rows (values in CATEGORIES); default
     # ``records`` rows of "c" in every one of ``columns`` columns

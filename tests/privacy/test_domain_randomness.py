@@ -94,8 +94,8 @@ def test_dp_bounds_at_the_occupancy_threshold_depend_on_the_noise(tmp_path: Path
         resolved, _ = resolve_domain(job, planned, Ledger("add_remove"), RandomSource.seeded(seed),
                                      [table])
         upper = resolved.schema.column("weight").upper
-        assert upper in (127, 1023)
-        high += upper == 1023
+        assert upper < 512 or upper >= 1023  # the far bucket is in the support, or not at all
+        high += upper >= 1023  # (on a small table the guard may add one bucket beyond either)
     expected = _keep_probability(far, threshold, sigma)
     assert _within(high, draws, expected), (
         f"the bucket of {far} rows at the threshold {threshold:.2f} set the upper bound in {high} "
