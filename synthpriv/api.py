@@ -70,13 +70,14 @@ class Synthesizer:
     arguments named after the stage: ``marginals={"max_bins": 16}``. ``records``: rows to
     release (default: the public count, else the DP estimate); ``public_records``: the input's
     row count when it is public. ``seed``: a research seed (the release is then NOT private).
+    ``progress``: show the fit's steps on stderr (a tqdm bar).
     """
 
     def __init__(
         self, schema: Schema | Mapping[str, Any] | str | Path | None = None, epsilon: float = 1.0,
         delta: float = 1e-6, recipe: str = "aim", *, neighbouring: str | None = None,
         records: int | None = None, public_records: int | None = None, seed: int | None = None,
-        name: str = "synthpriv", **stages: Mapping[str, Any],
+        name: str = "synthpriv", progress: bool = False, **stages: Mapping[str, Any],
     ) -> None:
         from synthpriv.schema import Schema
 
@@ -106,6 +107,7 @@ class Synthesizer:
         self._job_object: SynthesisJob | None = None
         self._fitted: Fitted | None = None
         self._model: ReleasedModel | None = None
+        self.progress = progress
         self.job: Job | None = None if schema is None else self._job(IN_MEMORY)
 
     def _job(self, path: str | Path) -> Job:
@@ -160,7 +162,14 @@ class Synthesizer:
             self.job = self._job(Path(data).resolve())
             self.job.check_paths()
             runner = SynthesisJob(self.job)
-        fitted = runner.fit(evaluate=False)
+        from synthpriv.progress import StepProgress
+
+        shown = StepProgress(runner.plan, self.progress)
+        runner.hooks = shown.hooks()
+        try:
+            fitted = runner.fit(evaluate=False)
+        finally:
+            shown.close()
         fitted.synthetic.to_frame()  # drawn once and kept: ``synthetic`` and ``release`` read it
         self._job_object, self._fitted = runner, fitted
         # From here on the job is the resolved one: its schema holds the DP domain step's bounds

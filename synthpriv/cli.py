@@ -74,11 +74,18 @@ def command_run(args: argparse.Namespace) -> int:
 
         check_report_folder(evaluation_dir(job.output_dir(args.out)))
     said = print_plan_messages(runner, evaluate)
+    from synthpriv.progress import StepProgress, wanted
+
+    show = wanted(args.progress, args.quiet)
+    progress = StepProgress(runner.plan, show)
+    runner.hooks = progress.hooks()
     started = time.perf_counter()
     try:
         result = runner.run(args.out, force=args.force, evaluate=evaluate)
     except ReleaseError as error:
         raise ReleaseError(f"{error} The release folder is {job.describe_output(args.out)}.") from None
+    finally:
+        progress.close()
     print(f"released {result.records} synthetic rows in {time.perf_counter() - started:.1f} s")
     for line in guarantee_lines(result.manifest):
         print(line)
@@ -96,7 +103,7 @@ def command_run(args: argparse.Namespace) -> int:
 
         started = time.perf_counter()
         try:
-            evaluation = evaluate_job(job, result)
+            evaluation = evaluate_job(job, result, progress=show)
         except BaseException as error:  # the release stands: say so, whatever stopped the rest
             error.add_note(f"The release at {result.out_dir} is complete and kept; the "
                            "evaluation did not finish and wrote no report.")
@@ -251,6 +258,10 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--force", action="store_true", help="replace an existing release")
     run.add_argument("--no-evaluation", action="store_true",
                      help="skip the evaluation step (evaluation.enabled: false does the same)")
+    shown = run.add_mutually_exclusive_group()
+    shown.add_argument("--progress", action="store_true", default=None,
+                       help="show progress on stderr even when it is not a terminal")
+    shown.add_argument("--quiet", action="store_true", help="show no progress")
     run.set_defaults(handler=command_run)
 
     plan = commands.add_parser("plan", help="show the budget split and noise, without the data")
