@@ -267,9 +267,9 @@ def test_the_dp_sgd_generator_samples_through_the_same_rejection(tmp_path: Path)
 
 
 def test_the_readme_examples_are_valid_schema_entries() -> None:
-    """The README's formula columns and constraints, as written, load (with the columns they
+    """docs/schema.md's formula columns and constraints, as written, load (with the columns they
     name declared around them)."""
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    text = (Path(__file__).resolve().parents[1] / "docs" / "schema.md").read_text()
     section = text[text.index("### Public formulas and constraints"):]
     columns_block, rules_block = re.findall(r"```yaml\n(.*?)```", section, re.S)[:2]
     columns = yaml.safe_load(columns_block) + [

@@ -36,7 +36,7 @@ from synthpriv.model_store import load_model
 from synthpriv.privacy.randomness import RandomSource
 
 # (a) noise scaled down in the marginal measurement: AIM (it plans in 0.2 s), a small ε, the
-# noise divided by 64 (halved, it would take thousands of runs: see the README's Audits). The
+# noise divided by 64 (halved, it would take thousands of runs: see docs/audits.md). The
 # white-box score is then a Gaussian shift of μ ≥ 7.9 standard deviations, and the audit fails to
 # certify more than the ledger's ε with probability < 1e-3
 # (``test_the_mutation_is_caught_but_for_a_negligible_chance``).
