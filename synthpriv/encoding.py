@@ -44,6 +44,9 @@ class TableEncoder:
                 "domain step (synthpriv.domain_stage) resolves them before anything is encoded"
             )
         self.schema = schema
+        # values outside a numeric column's bounds, clipped, by column: the operator's terminal
+        # shows the counts (they read the raw table); they reach no release or manifest
+        self.clipped: dict[str, int] = {}
         self._edges = {
             c.name: c.bin_edges() for c in schema.columns if isinstance(c, NumericColumn)
         }
@@ -89,6 +92,9 @@ class TableEncoder:
 
     def _bin(self, column: NumericColumn, values: np.ndarray) -> np.ndarray:
         edges = self._edges[column.name]
+        outside = int(np.count_nonzero((values < column.lower) | (values > column.upper)))
+        if outside:  # for the operator's terminal only (``clipped``): never released
+            self.clipped[column.name] = self.clipped.get(column.name, 0) + outside
         clipped = np.clip(values, column.lower, column.upper)
         bins = np.searchsorted(edges, clipped, side="right") - 1
         return np.clip(bins, 0, len(edges) - 2)
