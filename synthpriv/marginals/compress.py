@@ -15,14 +15,21 @@ domain for everything measured after:
 * a categorical column: categories whose noisy count is below 3σ merged into one cell (MST's
   domain compression, McKenna, Miklau & Sheldon 2021; the mst selection only: aim keeps every
   category, ``merges_categories`` in marginals/stage.py);
-* the missing code stays a cell of its own; explicit ``edges``/``bins`` are kept as they are.
+* the missing code stays a cell of its own; explicit ``edges``/``bins`` are kept as they are;
+* point masses wherever they sit: the stage also measures each adaptive column's fine 1-way
+  marginal (``point_mass_fraction`` of its ρ, its own event); ``compose`` makes the two levels
+  consistent top-down (``fine_masses``: significant fine cells keep their noisy count, the rest
+  of a grid cell is shared equally), gives a significant cell holding a bin's worth a bin of its
+  own (``split_point_masses``) and flags heaped cells (``heaped``), which decoding puts at their
+  roundest value (``encoding.roundest``).
 
 Privacy: a function of the noisy 1-way measurements, the public schema and the stage's public
 noise scale only — post-processing, no budget (tests/marginals/test_compress.py alters the raw
 table after the measurement and checks that nothing changes). The coarse 1-way measurement is the
 sum of its fine noisy cells (noise variance k·σ² in a cell of k fine cells); later marginals are
 counted on the coarse codes (``RecodedCounts``). Decoding draws a fine cell within each coarse
-cell in proportion to the fitted fine masses (``Coarsening.refine``), then a value in that cell.
+cell in proportion to the fitted fine masses (``Coarsening.refine``: noisy, never exact counts),
+then a value in that cell.
 
 The constants below (c = ``BIN_NOISE_RATIO``, ``MAX_BINS``, the 3σ rule, the grid of n̂/(2σ)
 cells) come from the noise arithmetic in the docstrings and were checked on the development suite
@@ -298,8 +305,9 @@ def compose(
                 chosen.masses[attribute], float(np.max(measurement.sigma)))
             if attribute in missing:
                 significant[-1] = False
-            atoms[attribute] = significant & heaped(mass)
-            maps[attribute] = split_point_masses(maps[attribute], mass, significant, max_bins)
+            atoms[attribute] = significant & heaped(measurement.noisy_counts)
+            maps[attribute] = split_point_masses(maps[attribute], mass, significant, max_bins,
+                                                 int(attribute in missing))
             sizes[attribute] = int(maps[attribute].max()) + 1
         else:
             shared = np.bincount(to_grid, minlength=grid.coarse[attribute])[to_grid]
@@ -350,33 +358,41 @@ def fine_masses(
     return mass, significant
 
 
-HEAP_RATIO = 4.0  # a point mass holds at least this many times either neighbour's mass
+HEAP_RATIO = 4.0  # a point mass holds at least this many times either neighbour's count
 
 
-def heaped(mass: np.ndarray) -> np.ndarray:
-    """Fine cells holding ``HEAP_RATIO`` times or more the mass of either neighbour: a value
-    heaped on (0 fees, a 100 % score, a default rate), decoded at one value
-    (``TableEncoder.decode``) rather than spread over the cell. A smooth column concentrated
-    in a few cells has neighbours of comparable mass and stays spread. The ratio is a rule of
-    thumb (a heap stands far above its neighbours), not tuned on any table."""
-    padded = np.concatenate([[0.0], np.maximum(mass, 0.0), [0.0]])
+def heaped(noisy: np.ndarray) -> np.ndarray:
+    """Fine cells whose noisy count is ``HEAP_RATIO`` times or more either neighbour's (clipped
+    at 0): a value heaped on (0 fees, a 100 % score, a default rate), decoded at one value
+    (``TableEncoder.decode``) rather than spread over the cell. A smooth column has neighbours
+    of comparable counts and stays spread. The ratio is a rule of thumb (a heap stands far above
+    its neighbours), not tuned on any table."""
+    counts = np.maximum(np.asarray(noisy, dtype=float), 0.0)
+    padded = np.concatenate([[0.0], counts, [0.0]])
     neighbours = np.maximum(padded[:-2], padded[2:])
-    return (mass > 0) & (mass >= HEAP_RATIO * neighbours)
+    return (counts > 0) & (counts >= HEAP_RATIO * neighbours)
 
 
 def split_point_masses(
-    mapping: np.ndarray, mass: np.ndarray, significant: np.ndarray, max_bins: int
+    mapping: np.ndarray, mass: np.ndarray, significant: np.ndarray, max_bins: int,
+    missing: int = 0,
 ) -> np.ndarray:
-    """``mapping`` (fine → coarse) with each significant fine cell that shares a coarse cell
-    given a cell of its own, largest first while the column has fewer than ``max_bins`` cells
-    (a missing code is not significant): 0 and 1 of a 97.5 %-zero column then never share one
-    cell, whose 2-way counts would mix their different relations to other columns."""
+    """``mapping`` (fine → coarse) with each significant fine cell that holds a bin's worth of
+    rows (the median mass of the column's bins: what the equal-mass bins hold) and shares a
+    coarse cell given a cell of its own, largest first while the column has fewer than
+    ``max_bins`` cells. The ``missing`` last codes are left alone. 0 and 1 of a 97.5 %-zero
+    column then never share one cell, whose 2-way counts would mix their different relations
+    to other columns; a smooth column (each age far below a bin's worth) keeps its bins."""
     mapping = mapping.copy()
-    for cell in np.argsort(-np.where(significant, mass, -np.inf), kind="stable"):
-        if not significant[cell] or int(mapping.max()) + 1 >= max_bins:
+    values = len(mapping) - missing
+    bins = np.bincount(mapping[:values], weights=mass[:values])
+    target = float(np.median(bins[np.unique(mapping[:values])]))
+    candidates = significant.copy()
+    candidates[values:] = False
+    for cell in np.argsort(-np.where(candidates, mass, -np.inf), kind="stable"):
+        if not candidates[cell] or mass[cell] < target or int(mapping.max()) + 1 >= max_bins:
             break
-        group = mapping == mapping[cell]
-        if group.sum() > 1:
+        if (mapping == mapping[cell]).sum() > 1:
             mapping[cell] = int(mapping.max()) + 1
     _, mapping = np.unique(mapping, return_inverse=True)
     return mapping

@@ -145,15 +145,21 @@ def test_fine_masses_keep_significant_cells_and_share_the_rest_equally() -> None
     assert significance(10) == 3.0
 
 
-def test_significant_cells_get_bins_of_their_own_and_heaps_are_flagged() -> None:
-    mapping = np.array([0, 0, 0, 1, 1, 2])  # the last code: missing
-    mass = np.array([900.0, 200.0, 5.0, 50.0, 40.0, 30.0])
-    significant = np.array([True, True, False, False, False, False])
-    split = split_point_masses(mapping, mass, significant, max_bins=32)
-    assert len({split[0], split[1], split[2]}) == 3 and split[3] == split[4] != split[5]
-    assert split_point_masses(mapping, mass, significant, max_bins=3).tolist() == mapping.tolist()
-    assert heaped(np.array([1.0, 1.0, 50.0, 2.0, 3.0, 3.5])).tolist() == [
-        False, False, True, False, False, False]
+def test_significant_cells_holding_a_bins_worth_get_bins_of_their_own() -> None:
+    mapping = np.array([0, 0, 0, 1, 1, 2, 2, 3])  # the last code: missing
+    mass = np.array([900.0, 200.0, 5.0, 50.0, 40.0, 60.0, 45.0, 30.0])
+    significant = np.array([True, True, False, False, False, True, False, False])
+    split = split_point_masses(mapping, mass, significant, max_bins=32, missing=1)
+    assert len({split[0], split[1], split[2]}) == 3  # 0 and 1 of a heaped column apart
+    assert split[5] == split[6]  # 60 < the median bin (105): a smooth bin keeps its cells
+    assert split[3] == split[4] and split[7] not in split[:7]
+    kept = split_point_masses(mapping, mass, significant, max_bins=4, missing=1)
+    assert kept.tolist() == mapping.tolist()  # no room: at most max_bins cells
+
+
+def test_heaps_stand_far_above_their_neighbours() -> None:
+    assert heaped(np.array([1.0, -3.0, 50.0, 2.0, 30.0, 35.0])).tolist() == [
+        True, False, True, False, False, False]
 
 
 @pytest.mark.parametrize(("low", "high", "closed", "value"), [
