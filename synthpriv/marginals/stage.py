@@ -286,7 +286,8 @@ class MarginalsStage(Stage):
         if not self.options.adaptive_domain:
             return data, one_way
         chosen = choose_coarsening(
-            state.encoder.schema, data.domain, one_way, estimate_total(one_way),
+            state.encoder.schema, data.domain, one_way,
+            float(self.context.public_records or estimate_total(one_way)),
             max_bins=self.options.max_bins, merge_categories=self.merges_categories,
         )
         schema = state.encoder.schema

@@ -12,7 +12,13 @@ import pytest
 from synthpriv.api import Synthesizer
 from synthpriv.domain import Dataset
 from synthpriv.encoding import TableEncoder, roundest
-from synthpriv.marginals.compress import fine_masses, heaped, significance, split_point_masses
+from synthpriv.marginals.compress import (
+    fine_masses,
+    fitted_masses,
+    heaped,
+    significance,
+    split_point_masses,
+)
 from synthpriv.marginals.stage import MarginalsStage
 from synthpriv.privacy.accountant import Ledger
 from synthpriv.privacy.randomness import RandomSource
@@ -143,6 +149,15 @@ def test_fine_masses_keep_significant_cells_and_share_the_rest_equally() -> None
     assert capped[:3] == pytest.approx([400.0, 0.0, 0.0])  # never more than its grid cell
     assert significance(1024) == pytest.approx(np.sqrt(2 * np.log(1024)))
     assert significance(10) == 3.0
+
+
+def test_a_column_whose_noisy_sum_is_negative_keeps_the_estimated_rows() -> None:
+    """A small table's column can sum to ≤ 0 under noise (400 rows over 12 cells at σ = 65):
+    its masses then keep n̂ (from every column, or the public count), not its own sum."""
+    noisy = np.array([-80.0, 90.0, -60.0, 20.0, -40.0])
+    assert fitted_masses(noisy).sum() == 0.0  # its own sum (-70): the column would be empty
+    mass = fitted_masses(noisy, total=400.0)
+    assert mass.sum() == pytest.approx(400.0) and mass.argmax() == 1
 
 
 def test_significant_cells_holding_a_bins_worth_get_bins_of_their_own() -> None:
