@@ -212,16 +212,22 @@ def categorical_groups(noisy: np.ndarray, sigma: float) -> np.ndarray:
 def choose_coarsening(
     schema: Schema, fine: Domain, one_way: Sequence[Measurement], records: float,
     max_bins: int = MAX_BINS, merge_categories: bool = True,
+    combined: Mapping[str, Measurement] | None = None,
 ) -> Coarsening:
     """The coarse domain from the noisy 1-way ``one_way`` measurements (one per attribute, on
-    the fine domain) and the DP record estimate ``records``: post-processing only."""
+    the fine domain) and the DP record estimate ``records``: post-processing only. ``combined``:
+    better estimates of some of those 1-way counts (``combine_levels``), whose masses and 3σ rule
+    are used; the number of bins still follows the noise of ``one_way`` (that of the
+    measurements to come)."""
     by_attribute = {m.clique[0]: m for m in one_way if len(m.clique) == 1}
+    combined = combined or {}
     maps, masses, sizes, fitted = {}, {}, {}, set()
     for column in schema.modelled:
         name = column.name
-        measurement = by_attribute[name]
+        measurement = combined.get(name, by_attribute[name])
         noisy = np.asarray(measurement.noisy_counts, dtype=float)
         sigma = float(np.max(measurement.sigma))
+        later = float(np.max(by_attribute[name].sigma))
         values = len(noisy) - int(column.missing)  # the missing code is last and stays alone
         if isinstance(column, NumericColumn) and column.adaptive:
             # the column's rows: n̂ (every column's noisy total, inverse-variance weighted, or the
@@ -229,7 +235,7 @@ def choose_coarsening(
             # table that sum can be ≤ 0 and empty the column (Credit's Balance, 400 rows, ε = 1)
             present = records - (min(max(noisy[-1], 0.0), records) if column.missing else 0.0)
             mass = fitted_masses(noisy[:values], present)
-            groups = numeric_groups(mass, bin_count(records, sigma, max_bins), sigma)
+            groups = numeric_groups(mass, bin_count(records, later, max_bins), sigma)
             fitted.add(name)
         elif isinstance(column, CategoricalColumn) and merge_categories:
             mass = np.maximum(noisy[:values], 0.0)
@@ -421,7 +427,8 @@ def coarse_measurement(
               else measurement.noisy_counts)
     counts = np.bincount(mapping, weights=values, minlength=size)
     cells = np.bincount(mapping, minlength=size)
-    sigma = np.asarray(measurement.sigma) * np.sqrt(cells)
+    variance = np.broadcast_to(np.asarray(measurement.sigma, dtype=float) ** 2, mapping.shape)
+    sigma = np.sqrt(np.bincount(mapping, weights=variance, minlength=size))
     if total is not None and grid is not None and attribute in total.atoms:
         fine_to_total = total.maps[attribute]
         origin = np.zeros(total.coarse[attribute], dtype=np.int64)
@@ -432,6 +439,25 @@ def coarse_measurement(
     if np.all(cells == 1):
         sigma = measurement.sigma
     return Measurement(measurement.clique, counts, sigma)
+
+
+def combine_levels(
+    grid_measurement: Measurement, to_grid: np.ndarray, fine_measurement: Measurement
+) -> Measurement:
+    """A grid 1-way measurement combined with the sums of the fine one over each grid cell:
+    two independent noisy counts of the same cell (σ_g, and σ_f·√k for a cell of k fine
+    cells), weighted by inverse variance (the bottom-up step of Hay et al. 2010's consistent
+    tree). A cell of one fine cell (Adult's ages, a bound, 0) gains most. Post-processing."""
+    cells = int(to_grid.max()) + 1
+    size = np.bincount(to_grid, minlength=cells).astype(float)
+    grid_var = np.broadcast_to(np.asarray(grid_measurement.sigma, dtype=float) ** 2, (cells,))
+    fine_var = size * float(np.max(fine_measurement.sigma)) ** 2
+    summed = np.bincount(to_grid, weights=np.asarray(fine_measurement.noisy_counts, dtype=float),
+                         minlength=cells)
+    weight = fine_var / (grid_var + fine_var)
+    noisy = weight * np.asarray(grid_measurement.noisy_counts, dtype=float) + (1 - weight) * summed
+    return Measurement(grid_measurement.clique, noisy,
+                       np.sqrt(grid_var * fine_var / (grid_var + fine_var)))
 
 
 def identity(domain: Domain) -> Coarsening:

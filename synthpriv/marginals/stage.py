@@ -36,6 +36,7 @@ from synthpriv.marginals.compress import (
     RecodedCounts,
     choose_coarsening,
     coarse_measurement,
+    combine_levels,
     compose,
     identity,
     measured_grid,
@@ -285,16 +286,19 @@ class MarginalsStage(Stage):
         within its cells."""
         if not self.options.adaptive_domain:
             return data, one_way
-        chosen = choose_coarsening(
-            state.encoder.schema, data.domain, one_way,
-            float(self.context.public_records or estimate_total(one_way)),
-            max_bins=self.options.max_bins, merge_categories=self.merges_categories,
-        )
         schema = state.encoder.schema
         adaptive = {c.name for c in schema.modelled if isinstance(c, NumericColumn) and c.adaptive}
         fine_one_way = {a: m for a, m in (fine_one_way or {}).items() if a in adaptive}
         if grid is None and fine_one_way:
             grid = identity(fine.domain)
+        combined = {m.clique[0]: combine_levels(m, grid.maps[m.clique[0]], fine_one_way[m.clique[0]])
+                    for m in one_way if m.clique[0] in fine_one_way}
+        chosen = choose_coarsening(
+            schema, data.domain, one_way,
+            float(self.context.public_records or estimate_total(one_way)),
+            max_bins=self.options.max_bins, merge_categories=self.merges_categories,
+            combined=combined,
+        )
         total = chosen if grid is None else compose(
             grid, chosen, fine_one_way, frozenset(c.name for c in schema.modelled if c.missing),
             self.options.max_bins)
@@ -302,7 +306,7 @@ class MarginalsStage(Stage):
             return data, one_way
         state.coarsening = total
         state.data = RecodedCounts(fine, total)
-        return state.data, [coarse_measurement(m, chosen, grid, total)
+        return state.data, [coarse_measurement(combined.get(m.clique[0], m), chosen, grid, total)
                             for m in one_way]
 
 

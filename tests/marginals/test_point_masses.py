@@ -13,12 +13,14 @@ from synthpriv.api import Synthesizer
 from synthpriv.domain import Dataset
 from synthpriv.encoding import TableEncoder, roundest
 from synthpriv.marginals.compress import (
+    combine_levels,
     fine_masses,
     fitted_masses,
     heaped,
     significance,
     split_point_masses,
 )
+from synthpriv.marginals.measurement import Measurement
 from synthpriv.marginals.stage import MarginalsStage
 from synthpriv.privacy.accountant import Ledger
 from synthpriv.privacy.randomness import RandomSource
@@ -149,6 +151,17 @@ def test_fine_masses_keep_significant_cells_and_share_the_rest_equally() -> None
     assert capped[:3] == pytest.approx([400.0, 0.0, 0.0])  # never more than its grid cell
     assert significance(1024) == pytest.approx(np.sqrt(2 * np.log(1024)))
     assert significance(10) == 3.0
+
+
+def test_the_grid_and_the_fine_sums_combine_by_inverse_variance() -> None:
+    """Grid cells {0}, {1, 2, 3}: the one-cell group's two counts (σ 30 and 40) weigh 16:9;
+    the three-cell group's fine sum has σ 40·√3, so it weighs less."""
+    grid = Measurement(("x",), np.array([100.0, 300.0]), 30.0)
+    fine = Measurement(("x",), np.array([120.0, 50.0, 100.0, 60.0]), 40.0)
+    both = combine_levels(grid, np.array([0, 1, 1, 1]), fine)
+    assert both.noisy_counts[0] == pytest.approx((16 * 100 + 9 * 120) / 25)
+    assert both.noisy_counts[1] == pytest.approx((4800 * 300 + 900 * 210) / 5700)
+    assert both.sigma == pytest.approx([24.0, np.sqrt(900 * 4800 / 5700)])
 
 
 def test_a_column_whose_noisy_sum_is_negative_keeps_the_estimated_rows() -> None:
