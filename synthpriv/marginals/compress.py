@@ -294,7 +294,7 @@ def measured_grid(
 
 def compose(
     grid: Coarsening, chosen: Coarsening, fine: Mapping[str, Measurement] | None = None,
-    missing: frozenset[str] = frozenset(), max_bins: int = MAX_BINS,
+    missing: frozenset[str] = frozenset(), bins: Mapping[str, int] | None = None,
 ) -> Coarsening:
     """Fine → grid → chosen domain as one coarsening of the fine domain. A fine cell's mass is
     its grid cell's fitted mass shared equally by the grid cell's fine cells or, for an attribute
@@ -317,8 +317,9 @@ def compose(
             if attribute in missing:
                 significant[-1] = False
             atoms[attribute] = significant & heaped(measurement.noisy_counts)
-            maps[attribute] = split_point_masses(maps[attribute], mass, significant, max_bins,
-                                                 int(attribute in missing))
+            maps[attribute] = split_point_masses(
+                maps[attribute], mass, significant, (bins or {}).get(attribute, MAX_BINS),
+                int(attribute in missing))
             sizes[attribute] = int(maps[attribute].max()) + 1
         else:
             shared = np.bincount(to_grid, minlength=grid.coarse[attribute])[to_grid]
@@ -385,23 +386,26 @@ def heaped(noisy: np.ndarray) -> np.ndarray:
 
 
 def split_point_masses(
-    mapping: np.ndarray, mass: np.ndarray, significant: np.ndarray, max_bins: int,
+    mapping: np.ndarray, mass: np.ndarray, significant: np.ndarray, bins: int,
     missing: int = 0,
 ) -> np.ndarray:
     """``mapping`` (fine → coarse) with each significant fine cell that holds a bin's worth of
     rows (the median mass of the column's bins: what the equal-mass bins hold) and shares a
-    coarse cell given a cell of its own, largest first while the column has fewer than
-    ``max_bins`` cells. The ``missing`` last codes are left alone. 0 and 1 of a 97.5 %-zero
-    column then never share one cell, whose 2-way counts would mix their different relations
-    to other columns; a smooth column (each age far below a bin's worth) keeps its bins."""
+    coarse cell given a cell of its own, largest first while the column has fewer than ``bins``
+    value cells (the bins ``bin_count`` gave it: a split never makes the 2- and 3-way marginals
+    finer than the noise arithmetic allows). The ``missing`` last codes are left alone. 0 and 1
+    of a 97.5 %-zero column (2 bins used of the 15 it may have) then never share one cell, whose
+    2-way counts would mix their different relations to other columns; a column already at its
+    bin count (Adult's, where splitting cost 2-way TVD) and a smooth column (each age far below a
+    bin's worth) keep their bins."""
     mapping = mapping.copy()
     values = len(mapping) - missing
-    bins = np.bincount(mapping[:values], weights=mass[:values])
-    target = float(np.median(bins[np.unique(mapping[:values])]))
+    sums = np.bincount(mapping[:values], weights=mass[:values])
+    target = float(np.median(sums[np.unique(mapping[:values])]))
     candidates = significant.copy()
     candidates[values:] = False
     for cell in np.argsort(-np.where(candidates, mass, -np.inf), kind="stable"):
-        if not candidates[cell] or mass[cell] < target or int(mapping.max()) + 1 >= max_bins:
+        if not candidates[cell] or mass[cell] < target or len(np.unique(mapping[:values])) >= bins:
             break
         if (mapping == mapping[cell]).sum() > 1:
             mapping[cell] = int(mapping.max()) + 1

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from itertools import combinations
 from typing import Any, ClassVar, Literal
 
+import numpy as np
 from pydantic import Field, model_validator
 
 from synthpriv.domain import CountSource
@@ -34,6 +35,7 @@ from synthpriv.marginals.compress import (
     MAX_BINS,
     Coarsening,
     RecodedCounts,
+    bin_count,
     choose_coarsening,
     coarse_measurement,
     combine_levels,
@@ -293,15 +295,16 @@ class MarginalsStage(Stage):
             grid = identity(fine.domain)
         combined = {m.clique[0]: combine_levels(m, grid.maps[m.clique[0]], fine_one_way[m.clique[0]])
                     for m in one_way if m.clique[0] in fine_one_way}
+        records = float(self.context.public_records or estimate_total(one_way))
         chosen = choose_coarsening(
-            schema, data.domain, one_way,
-            float(self.context.public_records or estimate_total(one_way)),
-            max_bins=self.options.max_bins, merge_categories=self.merges_categories,
-            combined=combined,
+            schema, data.domain, one_way, records, max_bins=self.options.max_bins,
+            merge_categories=self.merges_categories, combined=combined,
         )
+        bins = {m.clique[0]: bin_count(records, float(np.max(m.sigma)), self.options.max_bins)
+                for m in one_way if m.clique[0] in fine_one_way}
         total = chosen if grid is None else compose(
             grid, chosen, fine_one_way, frozenset(c.name for c in schema.modelled if c.missing),
-            self.options.max_bins)
+            bins)
         if not total.changed:
             return data, one_way
         state.coarsening = total

@@ -177,12 +177,14 @@ def test_significant_cells_holding_a_bins_worth_get_bins_of_their_own() -> None:
     mapping = np.array([0, 0, 0, 1, 1, 2, 2, 3])  # the last code: missing
     mass = np.array([900.0, 200.0, 5.0, 50.0, 40.0, 60.0, 45.0, 30.0])
     significant = np.array([True, True, False, False, False, True, False, False])
-    split = split_point_masses(mapping, mass, significant, max_bins=32, missing=1)
+    split = split_point_masses(mapping, mass, significant, bins=32, missing=1)
     assert len({split[0], split[1], split[2]}) == 3  # 0 and 1 of a heaped column apart
     assert split[5] == split[6]  # 60 < the median bin (105): a smooth bin keeps its cells
     assert split[3] == split[4] and split[7] not in split[:7]
-    kept = split_point_masses(mapping, mass, significant, max_bins=4, missing=1)
-    assert kept.tolist() == mapping.tolist()  # no room: at most max_bins cells
+    kept = split_point_masses(mapping, mass, significant, bins=3, missing=1)
+    assert kept.tolist() == mapping.tolist()  # at its bin count already: no room
+    one = split_point_masses(mapping, mass, significant, bins=4, missing=1)
+    assert one[0] != one[1] and one[1] == one[2]  # room for one: the largest first
 
 
 def test_heaps_stand_far_above_their_neighbours() -> None:
