@@ -67,24 +67,24 @@ MUTATIONS: tuple[Mutation, ...] = (
         "(a) the true n, not the noisy count, sizes the adaptive grid"),
     Mutation(
         "bin-count-true-n", "synthpriv/marginals/stage.py",
-        "state.encoder.schema, data.domain, one_way, estimate_total(one_way),",
-        "state.encoder.schema, data.domain, one_way, float(fine.records),",
+        "records = float(self.context.public_records or estimate_total(one_way))",
+        "records = float(self.context.public_records or fine.records)",
         ("tests/marginals/test_adaptive_privacy.py",),
         "(a) the number of adaptive bins, round(sqrt(n̂/(c·σ))), from the true n"),
     Mutation(
         "bins-from-exact-counts", "synthpriv/marginals/stage.py",
-        "state.encoder.schema, data.domain, one_way, estimate_total(one_way),",
-        "state.encoder.schema, data.domain, [Measurement(m.clique, data.marginal(m.clique), "
-        "m.sigma) for m in one_way], estimate_total(one_way),",
+        "schema, data.domain, one_way, records, max_bins=self.options.max_bins,",
+        "schema, data.domain, [Measurement(m.clique, data.marginal(m.clique), "
+        "m.sigma) for m in one_way], records, max_bins=self.options.max_bins,",
         ("tests/marginals/test_adaptive_privacy.py",),
         "(b) bins and merged categories chosen from the exact 1-way counts"),
     Mutation(
         "exact-decoding-masses", "synthpriv/marginals/stage.py",
-        "total = chosen if grid is None else compose(grid, chosen)",
-        "total = __import__('dataclasses').replace(chosen if grid is None else "
-        "compose(grid, chosen), masses={a: fine.marginal((a,)).astype(float) "
-        "for a in fine.domain.attributes})",
-        ("tests/marginals/test_adaptive_privacy.py",),
+        "            bins)\n        if not total.changed:",
+        "            bins)\n        total = __import__('dataclasses').replace(total, masses={a: "
+        "fine.marginal((a,)).astype(float) for a in fine.domain.attributes})\n"
+        "        if not total.changed:",
+        ("tests/marginals/test_point_masses.py", "tests/marginals/test_adaptive_privacy.py"),
         "(c) exact fine counts as the decoding masses (saved in model.npz)"),
     Mutation(
         "dp-bounds-exact-buckets", "synthpriv/domain_stage.py",

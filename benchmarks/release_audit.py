@@ -67,9 +67,9 @@ def _seen_data() -> Iterator[dict]:
     seen: dict = {}
     original = marginals_stage.MarginalsStage._adapt
 
-    def adapt(self, state, data, one_way, fine, grid):
+    def adapt(self, state, data, one_way, fine, grid, *rest, **options):
         seen["data"] = data
-        return original(self, state, data, one_way, fine, grid)
+        return original(self, state, data, one_way, fine, grid, *rest, **options)
 
     with patched(marginals_stage.MarginalsStage, "_adapt", adapt):
         yield seen

@@ -87,6 +87,11 @@ def command_run(args: argparse.Namespace) -> int:
     finally:
         progress.close()
     print(f"released {result.records} synthetic rows in {time.perf_counter() - started:.1f} s")
+    for name, count in runner.clipped.items():  # read from the raw table: stderr, never released
+        column = result.job.schema.column(name)
+        print(f"note: {count} value(s) of '{name}' outside its bounds [{column.lower:g}, "
+              f"{column.upper:g}] were clipped to them (this count is for you, not in the release)",
+              file=sys.stderr)
     for line in guarantee_lines(result.manifest):
         print(line)
     print(f"synthetic data: {result.out_dir / 'synthetic.csv'}")

@@ -14,6 +14,7 @@ column's written format (synthpriv.datetimes).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -44,6 +45,9 @@ class TableEncoder:
                 "domain step (synthpriv.domain_stage) resolves them before anything is encoded"
             )
         self.schema = schema
+        # values outside a numeric column's bounds, clipped, by column: the operator's terminal
+        # shows the counts (they read the raw table); they reach no release or manifest
+        self.clipped: dict[str, int] = {}
         self._edges = {
             c.name: c.bin_edges() for c in schema.columns if isinstance(c, NumericColumn)
         }
@@ -89,15 +93,24 @@ class TableEncoder:
 
     def _bin(self, column: NumericColumn, values: np.ndarray) -> np.ndarray:
         edges = self._edges[column.name]
+        outside = int(np.count_nonzero((values < column.lower) | (values > column.upper)))
+        if outside:  # for the operator's terminal only (``clipped``): never released
+            self.clipped[column.name] = self.clipped.get(column.name, 0) + outside
         clipped = np.clip(values, column.lower, column.upper)
         bins = np.searchsorted(edges, clipped, side="right") - 1
         return np.clip(bins, 0, len(edges) - 2)
 
-    def decode(self, codes: np.ndarray, rng: np.random.Generator) -> pd.DataFrame:
+    def decode(
+        self, codes: np.ndarray, rng: np.random.Generator,
+        atoms: Mapping[str, np.ndarray] | None = None,
+    ) -> pd.DataFrame:
         """Typed values for codes: categories, a value drawn uniformly within the bin (integers
-        within the bin's integers; a continuous column with a ``precision`` rounded to it, within
-        its bounds), NaN for the missing code, derived columns from their source.
-        Post-processing: costs no budget."""
+        within the bin's integers; a continuous column rounded to its ``precision``, or to
+        ``decimals`` without one, within its bounds), NaN for the missing code, derived columns
+        from their source. A bin flagged in ``atoms`` (a point mass the noisy fine counts found,
+        ``compress.heaped``) is decoded at its roundest value (``roundest``): the value a heap
+        sits on. Post-processing: costs no budget."""
+        atoms = atoms or {}
         columns = {}
         for j, column in enumerate(self.schema.modelled):
             code = codes[:, j]
@@ -108,7 +121,7 @@ class TableEncoder:
                 columns[column.name] = values.where(~missing)
             else:
                 columns[column.name] = self._draw_in_bin(column, np.where(missing, 0, code), rng,
-                                                         missing)
+                                                         missing, atoms.get(column.name))
         for column in self.schema.columns:
             if column.derived_from is not None:
                 columns[column.name] = derive(column, columns)
@@ -133,23 +146,99 @@ class TableEncoder:
 
     def _draw_in_bin(
         self, column: NumericColumn, code: np.ndarray, rng: np.random.Generator,
-        missing: np.ndarray,
+        missing: np.ndarray, atoms: np.ndarray | None = None,
     ) -> pd.Series:
         edges = self._edges[column.name]
         low, high = edges[code], edges[code + 1]
+        last = code == len(edges) - 2
         if column.kind == "continuous":
             values = rng.uniform(low, high)
-            if column.precision is not None:  # as the data writes them: no spurious decimals
-                values = np.round(values, column.precision)
-            series = pd.Series(np.clip(values, *column.rounded_bounds()))
-            return series.mask(missing)
+            if atoms is not None and atoms.any():
+                points = point_values(edges, atoms)
+                at = atoms[code]
+                values[at] = points[code[at]]
+            digits = decimals(column, edges)
+            values = _within(np.round(values, digits), low, high, last, digits)
+            lower, upper = _inward(column.lower, column.upper, digits)
+            values = np.clip(values, lower, upper) + 0.0  # no -0.0
+            return pd.Series(values).mask(missing)
         first = np.ceil(low)
-        last = np.where(code == len(edges) - 2, np.floor(high), np.ceil(high) - 1)
-        last = np.maximum(last, first)
-        values = first + np.floor(rng.random(len(code)) * (last - first + 1))
+        top = np.where(last, np.floor(high), np.ceil(high) - 1)
+        top = np.maximum(top, first)
+        values = first + np.floor(rng.random(len(code)) * (top - first + 1))
+        if atoms is not None and atoms.any():
+            points = point_values(edges, atoms, whole=True)
+            at = atoms[code]
+            values[at] = points[code[at]]
         values = np.clip(values, math.ceil(column.lower), math.floor(column.upper))
         series = pd.Series(values.astype(np.int64))
         return series.astype("Int64").mask(missing) if column.missing else series
+
+
+def decimals(column: NumericColumn, edges: np.ndarray) -> int:
+    """Decimals a continuous column's released values carry: its ``precision`` when declared,
+    else one more than the narrowest bin needs (a step of at most a tenth of the narrowest bin
+    width, so the uniform draw within a bin is kept), at least 0. Public: bounds and grid only.
+    """
+    if column.precision is not None:
+        return column.precision
+    widths = np.diff(edges)
+    narrowest = float(widths[widths > 0].min()) if (widths > 0).any() else 1.0
+    return max(0, math.ceil(-math.log10(narrowest)) + 1)
+
+
+def _within(
+    values: np.ndarray, low: np.ndarray, high: np.ndarray, last: np.ndarray, digits: int
+) -> np.ndarray:
+    """Rounded ``values`` kept in their bins [low, high) ([low, high] for the last): a value
+    rounded onto the next bin's edge steps back one unit of ``digits``, so the released value
+    re-encodes to the bin drawn (where the bin holds a value with those decimals)."""
+    step = 10.0**-digits
+    first = np.round(np.ceil(np.round(low / step, 6)) * step, digits)
+    top = np.round(np.floor(np.round(high / step, 6)) * step, digits)
+    top = np.where((top >= high) & ~last, np.round(top - step, digits), top)
+    fits = first <= top
+    return np.where(fits, np.clip(values, first, np.where(fits, top, first)), values)
+
+
+def _inward(lower: float, upper: float, digits: int) -> tuple[float, float]:
+    """The smallest and largest values with ``digits`` decimals within [lower, upper] (the
+    bounds themselves when none lies between)."""
+    scale = 10.0**digits
+    low, high = math.ceil(lower * scale - 1e-9) / scale, math.floor(upper * scale + 1e-9) / scale
+    return (low, high) if low <= high else (lower, upper)
+
+
+def point_values(edges: np.ndarray, atoms: np.ndarray, whole: bool = False) -> np.ndarray:
+    """Each flagged bin's roundest value (``roundest``), NaN elsewhere."""
+    values = np.full(len(edges) - 1, np.nan)
+    for cell in np.flatnonzero(atoms[: len(edges) - 1]):
+        closed = cell == len(edges) - 2
+        high = edges[cell + 1] if closed or not whole else edges[cell + 1] - 1
+        values[cell] = roundest(edges[cell], high, closed=closed or whole)
+    return values
+
+
+def roundest(low: float, high: float, closed: bool = False) -> float:
+    """The value of [low, high) ([low, high] when ``closed``) with the fewest significant
+    digits, the nearest to 0 among those: 0 when the bin holds it, else the multiple of the
+    largest step of 10^p, 5·10^(p-1), 2.5·10^(p-1), 10^(p-1), … in it (a bin [95.3, 100.2)
+    gives 100, [-2, -1] gives -1, [4.98, 5.03) gives 5, [7.236, 7.266) gives 7.25). Heaped
+    values sit on such numbers; a function of the public bin only."""
+    if low <= 0 <= high and (closed or high > 0):
+        return 0.0
+    width = max(high - low, 1e-300)
+    top = math.floor(math.log10(max(abs(low), abs(high), width)))
+    for power in range(top, math.floor(math.log10(width)) - 2, -1):
+        for factor, places in ((1.0, -power), (0.5, 1 - power), (0.25, 2 - power)):
+            step = factor * 10.0**power
+            first, last = math.ceil(low / step), math.floor(high / step)
+            if not closed and last * step >= high:
+                last -= 1
+            if first <= last:
+                k = first if first > 0 else last  # the nearest to 0
+                return round(k * step, max(0, places))
+    return low
 
 
 def derive(

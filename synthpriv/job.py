@@ -238,6 +238,7 @@ class SynthesisJob:
         self.table = table
         self.hooks = hooks or Hooks()
         self.timings: dict[str, float] = {}
+        self.clipped: dict[str, int] = {}  # values clipped to bounds, by column: terminal only
         if planned is not None:
             self.__dict__["planned"] = planned  # the cached_property's slot
 
@@ -246,7 +247,7 @@ class SynthesisJob:
         source: each worker then reuses the parent's plan instead of planning again."""
         self.planned  # noqa: B018 - computed here so the copy carries it
         state = dict(self.__dict__)
-        state.update(hooks=Hooks(), source=None, timings={})
+        state.update(hooks=Hooks(), source=None, timings={}, clipped={})
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -347,6 +348,7 @@ class SynthesisJob:
         rows when a hold-back split the table. A hold-back and an in-memory table read the table
         whole; otherwise the configured engine streams counts."""
         encoder = TableEncoder(job.schema)
+        self.clipped = encoder.clipped  # filled as the input is encoded (local engine)
         if self.table is None and not holds_back(job, evaluate):
             with contextlib.ExitStack() as stack:
                 with self.step("read"):  # the local engine spools encoded chunks here

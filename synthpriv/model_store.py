@@ -66,7 +66,8 @@ GENERATOR_KEYS = frozenset({
 })
 ARRAY_PATTERNS = (
     r"marginal_\d+", r"measurement_\d+_counts", r"measurement_\d+_sigma",
-    r"probabilities_\d+", r"coarsening_\d+_map", r"coarsening_\d+_mass", r"network_\d+",
+    r"probabilities_\d+", r"coarsening_\d+_map", r"coarsening_\d+_mass", r"coarsening_\d+_atom",
+    r"network_\d+",
     r"target_\d+",
 )
 
@@ -101,6 +102,8 @@ def model_files(state: PipelineState, schema: Schema) -> dict[str, bytes]:
             document["coarsened"].append(attribute)
             arrays[f"coarsening_{i}_map"] = np.asarray(coarsening.maps[attribute], dtype=np.int64)
             arrays[f"coarsening_{i}_mass"] = np.asarray(coarsening.masses[attribute], dtype=float)
+            if attribute in coarsening.atoms:  # point masses decoded at one value (DP output)
+                arrays[f"coarsening_{i}_atom"] = np.asarray(coarsening.atoms[attribute], dtype=bool)
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
     return {MODEL_JSON: (json.dumps(document, indent=1) + "\n").encode(),
@@ -178,7 +181,9 @@ def load_model(folder: str | Path) -> ReleasedModel:
     if document["coarsened"]:
         maps = {a: arrays[f"coarsening_{i}_map"] for i, a in enumerate(document["coarsened"])}
         masses = {a: arrays[f"coarsening_{i}_mass"] for i, a in enumerate(document["coarsened"])}
-        coarsening = Coarsening(fine, domain, maps, masses)
+        atoms = {a: arrays[f"coarsening_{i}_atom"].astype(bool)
+                 for i, a in enumerate(document["coarsened"]) if f"coarsening_{i}_atom" in arrays}
+        coarsening = Coarsening(fine, domain, maps, masses, atoms=atoms)
     if document["kind"] == "generator":
         model: SamplingModel = _generator(domain, document, arrays)
     else:

@@ -33,8 +33,8 @@ class StepProgress:
         self.steps = expected_steps(plan)
         self.rho = {f"stage:{s.stage}" if s.stage != "domain" else "domain": s.rho
                     for s in plan.stages}
-        self.total_rho = sum(self.rho.values()) or 1.0
-        self.spent = 0.0
+        self.whole = sum(self.rho.values()) or 1.0  # the plan's ρ, for a display share
+        self.given = 0.0
         self.bar = None
         self.started: dict[str, float] = {}
 
@@ -55,16 +55,20 @@ class StepProgress:
         self._open()
         if self.bar is not None:
             self.bar.set_description_str(f"{step}… (budget given out: "
-                                         f"{self.spent / self.total_rho:.0%} of ρ)")
+                                         f"{self.share():.0%} of ρ)")
 
     def _finished(self, step: str, seconds: float) -> None:
         if step in self.rho:
-            self.spent += self.rho[step]
+            self.given += self.rho[step]
         if self.bar is not None and step in self.steps:
             self.bar.update(1)
             self.bar.write(f"  {step}: {seconds:.1f} s", file=sys.stderr)
         if self.bar is not None and self.bar.n >= len(self.steps):
             self.close()
+
+    def share(self) -> float:
+        """The share of the plan's ρ the finished steps were given (a display figure)."""
+        return self.given / self.whole
 
     def close(self) -> None:
         if self.bar is not None:

@@ -89,7 +89,17 @@ def guarantee_lines(manifest: dict) -> list[str]:
         return [f"privacy: NONE — {why} (ε = {epsilon:.4f}, δ = {delta:g} only if "
                 f"{only_if(guarantee)}; {guarantee['neighbouring']}; ledger: {bounds})"]
     return [f"privacy: ε = {epsilon:.4f}, δ = {delta:g} ({guarantee['neighbouring']}; ledger: "
-            f"{bounds}; reported: {ledger['bound'].upper()})"]
+            f"{bounds}; reported: {ledger['bound'].upper()})", _bounds_note(ledger)]
+
+
+def _bounds_note(ledger: dict) -> str:
+    """Why the ledger shows two figures and reports one: a line for the terminal."""
+    valid = [name for name in ("rdp", "pld") if ledger.get(f"epsilon_{name}") is not None]
+    if len(valid) < 2:
+        return (f"  ({valid[0].upper() if valid else 'one'} is the only accountant that bounds "
+                "these events as they were chosen (adaptive stages), so it is reported)")
+    return ("  (RDP and PLD are two proofs of an upper bound on the same ε: each holds, so the "
+            "smaller is reported; the larger is a looser proof, not more privacy spent)")
 
 
 def build_guarantee(job: Job, reported: float, seeded: bool) -> dict:

@@ -98,7 +98,8 @@ class SyntheticRows:
             codes = self.coarsening.refine(codes, self.rng)
         for axis, code in self.fixed.items():  # a conditioned column: its fine value
             codes[:, axis] = code
-        return self.encoder.decode(codes, self.rng)
+        atoms = None if self.coarsening is None else self.coarsening.atoms
+        return self.encoder.decode(codes, self.rng, atoms)
 
     def _draw_iid(self, size: int) -> pd.DataFrame:
         return self._decode(self.model.sample(size, self.rng))

@@ -336,8 +336,9 @@ class NumericColumn(_Strict):
         Explicit ``edges`` win; ``bins: N`` gives N equal-width bins (one per integer when N is
         the number of integers). Without either, the fine grid of an adaptive column: one cell
         per integer when there are at most FINE_CELLS, else about FINE_CELLS equal-width cells,
-        with the bounds (and 0, for integers) as cells of their own, since top-codes and zeros
-        are where real columns pile up. The grid is public: it depends on the bounds only.
+        with the bounds (and -1, 0 and 1, for integers) as cells of their own, since top-codes,
+        zeros and "-1 = not applicable" codes are where real columns pile up. The grid is
+        public: it depends on the bounds only.
         """
         if self.edges is not None:
             return np.asarray(self.edges, dtype=float)
@@ -349,8 +350,7 @@ class NumericColumn(_Strict):
             if self.bins is None:
                 inner = np.round(np.linspace(lower + 1, upper, FINE_CELLS - 1))
                 points = [lower, lower + 1, upper, upper + 1]
-                if lower < 0 < upper:
-                    points += [0, 1]
+                points += [p for p in (-1, 0, 1, 2) if lower < p <= upper]
                 return np.unique(np.concatenate([inner, points])).astype(float)
         return np.linspace(self.lower, self.upper, (self.bins or FINE_CELLS) + 1)
 

@@ -80,3 +80,27 @@ def test_a_parquet_file_written_by_pandas_with_its_index_reads_as_pandas_reads_i
         assert main(["run", str(config), "--force"]) == 0
         released = pd.read_csv(tmp_path / "out" / "tiny" / "synthetic.csv")
         assert list(released.columns) == list(table.columns)
+
+
+def test_clipped_values_are_counted_on_the_terminal_never_in_the_release(tmp_path: Path,
+                                                                         capsys) -> None:
+    config = write_tiny_job(tmp_path, evaluation={"enabled": False})
+    table = pd.read_csv(tmp_path / "train.csv")
+    schema = yaml.safe_load((tmp_path / "schema.yaml").read_text())
+    size = next(c for c in schema["columns"] if c["name"] == "size")
+    table.loc[:2, "size"] = size["upper"] + 5  # three values above the declared bound
+    table.to_csv(tmp_path / "train.csv", index=False)
+    assert main(["run", str(config)]) == 0
+    captured = capsys.readouterr()
+    assert f"note: 3 value(s) of 'size' outside its bounds [{size['lower']:g}, " \
+           f"{size['upper']:g}] were clipped" in captured.err
+    assert "were clipped" not in captured.out
+    release = tmp_path / "out" / "tiny"
+    assert '"clipped"' not in (release / "manifest.json").read_text()  # no such field
+
+
+def test_the_ledger_line_says_why_one_bound_is_reported(tmp_path: Path, capsys) -> None:
+    config = write_tiny_job(tmp_path, evaluation={"enabled": False})
+    assert main(["run", str(config)]) == 0
+    out = capsys.readouterr().out
+    assert "the smaller is reported; the larger is a looser proof, not more privacy spent" in out

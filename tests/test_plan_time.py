@@ -136,8 +136,9 @@ def _written_decimals(path: Path, column: str) -> int:
 def test_a_release_has_at_most_the_schema_precision(
     tmp_path: Path, capsys, precision: int | None
 ) -> None:
-    """Continuous values are drawn within their bin at full float precision; with a precision
-    they are rounded to it, within the bounds (post-processing)."""
+    """Continuous values are drawn within their bin and rounded to the precision or, without
+    one, to a digit finer than the bin width (8 bins of 5.6: 1 decimal), within the bounds
+    (post-processing)."""
     rng = np.random.default_rng(3)
     data = tmp_path / "data.csv"
     pd.DataFrame({"temp": rng.normal(15, 5, 500).clip(-5.05, 40).round(1),
@@ -157,8 +158,8 @@ def test_a_release_has_at_most_the_schema_precision(
     written = _written_decimals(released, "temp")
     values = pd.read_csv(released)["temp"]
     if precision is None:
-        assert written > 6  # full float precision
-        assert values.between(-5.05, 40).all()
+        assert written == 1  # bins 5.6 wide: one decimal, never 16 digits
+        assert values.between(-5.0, 40).all()  # -5.0: the lowest 1-decimal value in bounds
     else:
         assert written <= precision
         lowest = -5.0 if precision == 1 else -5.05  # at 1 decimal, -5.0 is the lowest in bounds

@@ -15,14 +15,21 @@ domain for everything measured after:
 * a categorical column: categories whose noisy count is below 3σ merged into one cell (MST's
   domain compression, McKenna, Miklau & Sheldon 2021; the mst selection only: aim keeps every
   category, ``merges_categories`` in marginals/stage.py);
-* the missing code stays a cell of its own; explicit ``edges``/``bins`` are kept as they are.
+* the missing code stays a cell of its own; explicit ``edges``/``bins`` are kept as they are;
+* point masses wherever they sit: the stage also measures each adaptive column's fine 1-way
+  marginal (``point_mass_fraction`` of its ρ, its own event); ``compose`` makes the two levels
+  consistent top-down (``fine_masses``: significant fine cells keep their noisy count, the rest
+  of a grid cell is shared equally), gives a significant cell holding a bin's worth a bin of its
+  own (``split_point_masses``) and flags heaped cells (``heaped``), which decoding puts at their
+  roundest value (``encoding.roundest``).
 
 Privacy: a function of the noisy 1-way measurements, the public schema and the stage's public
 noise scale only — post-processing, no budget (tests/marginals/test_compress.py alters the raw
 table after the measurement and checks that nothing changes). The coarse 1-way measurement is the
 sum of its fine noisy cells (noise variance k·σ² in a cell of k fine cells); later marginals are
 counted on the coarse codes (``RecodedCounts``). Decoding draws a fine cell within each coarse
-cell in proportion to the fitted fine masses (``Coarsening.refine``), then a value in that cell.
+cell in proportion to the fitted fine masses (``Coarsening.refine``: noisy, never exact counts),
+then a value in that cell.
 
 The constants below (c = ``BIN_NOISE_RATIO``, ``MAX_BINS``, the 3σ rule, the grid of n̂/(2σ)
 cells) come from the noise arithmetic in the docstrings and were checked on the development suite
@@ -31,8 +38,8 @@ cells) come from the noise arithmetic in the docstrings and were checked on the 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -61,6 +68,7 @@ class Coarsening:
     maps: dict[str, np.ndarray]
     masses: dict[str, np.ndarray]
     fitted: frozenset[str] = frozenset()  # attributes whose masses are fitted (projected)
+    atoms: Mapping[str, np.ndarray] = field(default_factory=dict)  # fine cells decoded at one value
 
     @property
     def changed(self) -> bool:
@@ -118,13 +126,14 @@ def _draw_within(
     return order[index]
 
 
-def fitted_masses(noisy: np.ndarray) -> np.ndarray:
+def fitted_masses(noisy: np.ndarray, total: float | None = None) -> np.ndarray:
     """Non-negative masses of a noisy 1-way histogram with the same total: its Euclidean
     projection onto {x ≥ 0, Σx = max(Σ noisy, 0)}, i.e. ``max(noisy − λ, 0)`` for the λ that keeps
     the total (the simplex projection private-pgm uses). Cells of pure noise mostly drop to 0
-    instead of adding their positive noise, as a clip at zero would."""
+    instead of adding their positive noise, as a clip at zero would. ``total``: the total to
+    keep instead (a better estimate of the same count: n̂ from every column)."""
     noisy = np.asarray(noisy, dtype=float)
-    total = max(float(noisy.sum()), 0.0)
+    total = max(float(noisy.sum()) if total is None else float(total), 0.0)
     if total == 0.0:
         return np.zeros_like(noisy)
     ordered = np.sort(noisy)[::-1]
@@ -203,20 +212,30 @@ def categorical_groups(noisy: np.ndarray, sigma: float) -> np.ndarray:
 def choose_coarsening(
     schema: Schema, fine: Domain, one_way: Sequence[Measurement], records: float,
     max_bins: int = MAX_BINS, merge_categories: bool = True,
+    combined: Mapping[str, Measurement] | None = None,
 ) -> Coarsening:
     """The coarse domain from the noisy 1-way ``one_way`` measurements (one per attribute, on
-    the fine domain) and the DP record estimate ``records``: post-processing only."""
+    the fine domain) and the DP record estimate ``records``: post-processing only. ``combined``:
+    better estimates of some of those 1-way counts (``combine_levels``), whose masses and 3σ rule
+    are used; the number of bins still follows the noise of ``one_way`` (that of the
+    measurements to come)."""
     by_attribute = {m.clique[0]: m for m in one_way if len(m.clique) == 1}
+    combined = combined or {}
     maps, masses, sizes, fitted = {}, {}, {}, set()
     for column in schema.modelled:
         name = column.name
-        measurement = by_attribute[name]
+        measurement = combined.get(name, by_attribute[name])
         noisy = np.asarray(measurement.noisy_counts, dtype=float)
         sigma = float(np.max(measurement.sigma))
+        later = float(np.max(by_attribute[name].sigma))
         values = len(noisy) - int(column.missing)  # the missing code is last and stays alone
         if isinstance(column, NumericColumn) and column.adaptive:
-            mass = fitted_masses(noisy[:values])
-            groups = numeric_groups(mass, bin_count(records, sigma, max_bins), sigma)
+            # the column's rows: n̂ (every column's noisy total, inverse-variance weighted, or the
+            # public count) less its noisy missing count, not its own noisier sum: on a small
+            # table that sum can be ≤ 0 and empty the column (Credit's Balance, 400 rows, ε = 1)
+            present = records - (min(max(noisy[-1], 0.0), records) if column.missing else 0.0)
+            mass = fitted_masses(noisy[:values], present)
+            groups = numeric_groups(mass, bin_count(records, later, max_bins), sigma)
             fitted.add(name)
         elif isinstance(column, CategoricalColumn) and merge_categories:
             mass = np.maximum(noisy[:values], 0.0)
@@ -273,23 +292,138 @@ def measured_grid(
     return Coarsening(fine, Domain.from_sizes(sizes), maps, masses)
 
 
-def compose(grid: Coarsening, chosen: Coarsening) -> Coarsening:
-    """Fine → grid → chosen domain as one coarsening of the fine domain; a fine cell's mass is
-    its grid cell's fitted mass shared equally by the grid cell's fine cells."""
-    maps, masses = {}, {}
+def compose(
+    grid: Coarsening, chosen: Coarsening, fine: Mapping[str, Measurement] | None = None,
+    missing: frozenset[str] = frozenset(), bins: Mapping[str, int] | None = None,
+) -> Coarsening:
+    """Fine → grid → chosen domain as one coarsening of the fine domain. A fine cell's mass is
+    its grid cell's fitted mass shared equally by the grid cell's fine cells or, for an attribute
+    with a noisy fine 1-way measurement in ``fine``, shared as ``fine_masses`` says (significant
+    fine cells keep their noisy count); such a cell that holds a bin's worth of rows becomes a
+    bin of its own (``split_point_masses``). ``missing``: attributes whose last code is the
+    missing code (never a point mass to split or decode at a value). Post-processing of noisy
+    measurements only."""
+    fine = fine or {}
+    maps, masses, sizes, atoms = {}, {}, {}, {}
     for attribute in grid.fine.attributes:
         to_grid = grid.maps[attribute]
         maps[attribute] = chosen.maps[attribute][to_grid]
-        shared = np.bincount(to_grid, minlength=grid.coarse[attribute])[to_grid]
-        masses[attribute] = chosen.masses[attribute][to_grid] / shared
-    return Coarsening(grid.fine, chosen.coarse, maps, masses, chosen.fitted)
+        sizes[attribute] = chosen.coarse[attribute]
+        if attribute in fine:
+            measurement = fine[attribute]
+            mass, significant = fine_masses(
+                np.asarray(measurement.noisy_counts, dtype=float), to_grid,
+                chosen.masses[attribute], float(np.max(measurement.sigma)))
+            if attribute in missing:
+                significant[-1] = False
+            atoms[attribute] = significant & heaped(measurement.noisy_counts)
+            maps[attribute] = split_point_masses(
+                maps[attribute], mass, significant, (bins or {}).get(attribute, MAX_BINS),
+                int(attribute in missing))
+            sizes[attribute] = int(maps[attribute].max()) + 1
+        else:
+            shared = np.bincount(to_grid, minlength=grid.coarse[attribute])[to_grid]
+            mass = chosen.masses[attribute][to_grid] / shared
+        masses[attribute] = mass
+    return Coarsening(grid.fine, Domain.from_sizes(sizes), maps, masses, chosen.fitted, atoms)
 
 
-def coarse_measurement(measurement: Measurement, coarsening: Coarsening) -> Measurement:
-    """A fine 1-way measurement summed into the coarse cells, with the noise of the sum of its k
-    fine cells (std σ·√k, an upper bound). For an adaptive numeric column the values summed are
-    the fitted masses (the missing cell keeps its noisy count): non-negative, with the noisy
-    total. Post-processing."""
+def significance(cells: int) -> float:
+    """z such that a fine cell of pure noise passes ``z·σ`` with probability about 1/cells or
+    less: sqrt(2·ln(cells)), at least 3σ (MST's rule; 1,024 cells: 3.7σ, so a column's 1,024
+    cells of pure noise pass about 0.1 cells in all, and what one takes is capped by its grid
+    cell's mass). A Bonferroni-style bound from the Gaussian tail (P(Z > z) ≤ exp(−z²/2)/2),
+    not tuned on any table."""
+    return max(SIGNIFICANT, float(np.sqrt(2.0 * np.log(max(cells, 1)))))
+
+
+def fine_masses(
+    noisy: np.ndarray, to_grid: np.ndarray, grid_mass: np.ndarray, sigma: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Masses of the fine cells, consistent with the grid cells' fitted masses, and which fine
+    cells are significant.
+
+    A two-level noisy histogram (the grid, and the fine cells at noise ``sigma``) made
+    consistent top-down (Hay et al. 2010; Qardaji et al. 2013 use the same tree): a fine cell
+    whose noisy count passes ``significance``·σ keeps it (scaled down if its grid cell holds
+    less), the rest of its grid cell's mass is shared equally by the other fine cells. Sharing
+    below the noise equally, not by the noisy counts, keeps noise from making fake spikes; a
+    point mass (0 in a 97.5 %-zero column, a heaped rate) is above it and keeps its share. The
+    missing code (last, a grid cell of its own) keeps the grid's mass."""
+    noisy = np.asarray(noisy, dtype=float)
+    cells = int(to_grid.max()) + 1
+    significant = noisy >= significance(len(noisy)) * sigma
+    kept = np.where(significant, noisy, 0.0)
+    total = np.maximum(np.asarray(grid_mass, dtype=float), 0.0)
+    taken = np.bincount(to_grid, weights=kept, minlength=cells)
+    scale = np.where(taken > total, total / np.where(taken > 0, taken, 1.0), 1.0)
+    kept *= scale[to_grid]
+    rest = total - np.bincount(to_grid, weights=kept, minlength=cells)
+    others = np.bincount(to_grid, weights=(~significant).astype(float), minlength=cells)
+    kept_sum = np.bincount(to_grid, weights=kept, minlength=cells)
+    share = np.where(
+        others[to_grid] > 0, (~significant) / np.maximum(others[to_grid], 1.0),
+        kept / np.where(kept_sum[to_grid] > 0, kept_sum[to_grid], 1.0))
+    mass = kept + np.maximum(rest, 0.0)[to_grid] * share
+    single = np.bincount(to_grid, minlength=cells)[to_grid] == 1
+    mass[single] = np.asarray(grid_mass, dtype=float)[to_grid[single]]  # as the grid measured it
+    return mass, significant
+
+
+HEAP_RATIO = 4.0  # a point mass holds at least this many times either neighbour's count
+
+
+def heaped(noisy: np.ndarray) -> np.ndarray:
+    """Fine cells whose noisy count is ``HEAP_RATIO`` times or more either neighbour's (clipped
+    at 0): a value heaped on (0 fees, a 100 % score, a default rate), decoded at one value
+    (``TableEncoder.decode``) rather than spread over the cell. A smooth column has neighbours
+    of comparable counts and stays spread. The ratio is a rule of thumb (a heap stands far above
+    its neighbours), not tuned on any table."""
+    counts = np.maximum(np.asarray(noisy, dtype=float), 0.0)
+    padded = np.concatenate([[0.0], counts, [0.0]])
+    neighbours = np.maximum(padded[:-2], padded[2:])
+    return (counts > 0) & (counts >= HEAP_RATIO * neighbours)
+
+
+def split_point_masses(
+    mapping: np.ndarray, mass: np.ndarray, significant: np.ndarray, bins: int,
+    missing: int = 0,
+) -> np.ndarray:
+    """``mapping`` (fine → coarse) with each significant fine cell that holds a bin's worth of
+    rows (the median mass of the column's bins: what the equal-mass bins hold) and shares a
+    coarse cell given a cell of its own, largest first while the column has fewer than ``bins``
+    value cells (the bins ``bin_count`` gave it: a split never makes the 2- and 3-way marginals
+    finer than the noise arithmetic allows). The ``missing`` last codes are left alone. 0 and 1
+    of a 97.5 %-zero column (2 bins used of the 15 it may have) then never share one cell, whose
+    2-way counts would mix their different relations to other columns; a column already at its
+    bin count (Adult's, where splitting cost 2-way TVD) and a smooth column (each age far below a
+    bin's worth) keep their bins."""
+    mapping = mapping.copy()
+    values = len(mapping) - missing
+    sums = np.bincount(mapping[:values], weights=mass[:values])
+    target = float(np.median(sums[np.unique(mapping[:values])]))
+    candidates = significant.copy()
+    candidates[values:] = False
+    for cell in np.argsort(-np.where(candidates, mass, -np.inf), kind="stable"):
+        if not candidates[cell] or mass[cell] < target or len(np.unique(mapping[:values])) >= bins:
+            break
+        if (mapping == mapping[cell]).sum() > 1:
+            mapping[cell] = int(mapping.max()) + 1
+    _, mapping = np.unique(mapping, return_inverse=True)
+    return mapping
+
+
+def coarse_measurement(
+    measurement: Measurement, coarsening: Coarsening, grid: Coarsening | None = None,
+    total: Coarsening | None = None,
+) -> Measurement:
+    """A 1-way measurement on the measured grid summed into the coarse cells, with the noise of
+    the sum of its k grid cells (std σ·√k, an upper bound). For an adaptive numeric column the
+    values summed are the fitted masses (the missing cell keeps its noisy count): non-negative,
+    with the noisy total. When ``total`` (fine → coarse, from ``compose`` of ``grid`` and
+    ``coarsening``) split point masses out of a cell, the cells are ``total``'s, summed from its
+    fine masses, each with the noise of the cell of ``coarsening`` it came from. Post-processing.
+    """
     (attribute,) = measurement.clique
     mapping = coarsening.maps[attribute]
     size = coarsening.coarse[attribute]
@@ -297,10 +431,43 @@ def coarse_measurement(measurement: Measurement, coarsening: Coarsening) -> Meas
               else measurement.noisy_counts)
     counts = np.bincount(mapping, weights=values, minlength=size)
     cells = np.bincount(mapping, minlength=size)
-    sigma = np.asarray(measurement.sigma) * np.sqrt(cells)
+    variance = np.broadcast_to(np.asarray(measurement.sigma, dtype=float) ** 2, mapping.shape)
+    sigma = np.sqrt(np.bincount(mapping, weights=variance, minlength=size))
+    if total is not None and grid is not None and attribute in total.atoms:
+        fine_to_total = total.maps[attribute]
+        origin = np.zeros(total.coarse[attribute], dtype=np.int64)
+        origin[fine_to_total] = mapping[grid.maps[attribute]]
+        counts = np.bincount(fine_to_total, weights=total.masses[attribute],
+                             minlength=total.coarse[attribute])
+        return Measurement(measurement.clique, counts, sigma[origin])
     if np.all(cells == 1):
         sigma = measurement.sigma
     return Measurement(measurement.clique, counts, sigma)
+
+
+def combine_levels(
+    grid_measurement: Measurement, to_grid: np.ndarray, fine_measurement: Measurement
+) -> Measurement:
+    """A grid 1-way measurement combined with the sums of the fine one over each grid cell:
+    two independent noisy counts of the same cell (σ_g, and σ_f·√k for a cell of k fine
+    cells), weighted by inverse variance (the bottom-up step of Hay et al. 2010's consistent
+    tree). A cell of one fine cell (Adult's ages, a bound, 0) gains most. Post-processing."""
+    cells = int(to_grid.max()) + 1
+    size = np.bincount(to_grid, minlength=cells).astype(float)
+    grid_var = np.broadcast_to(np.asarray(grid_measurement.sigma, dtype=float) ** 2, (cells,))
+    fine_var = size * float(np.max(fine_measurement.sigma)) ** 2
+    summed = np.bincount(to_grid, weights=np.asarray(fine_measurement.noisy_counts, dtype=float),
+                         minlength=cells)
+    weight = fine_var / (grid_var + fine_var)
+    noisy = weight * np.asarray(grid_measurement.noisy_counts, dtype=float) + (1 - weight) * summed
+    return Measurement(grid_measurement.clique, noisy,
+                       np.sqrt(grid_var * fine_var / (grid_var + fine_var)))
+
+
+def identity(domain: Domain) -> Coarsening:
+    """The coarsening that changes nothing (every cell its own, equal masses)."""
+    return Coarsening(domain, domain, {a: np.arange(domain[a]) for a in domain.attributes},
+                      {a: np.ones(domain[a]) for a in domain.attributes})
 
 
 class RecodedCounts(CachedCounts):

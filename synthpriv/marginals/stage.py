@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from itertools import combinations
 from typing import Any, ClassVar, Literal
 
+import numpy as np
 from pydantic import Field, model_validator
 
 from synthpriv.domain import CountSource
@@ -35,9 +36,12 @@ from synthpriv.marginals.compress import (
     MAX_BINS,
     Coarsening,
     RecodedCounts,
+    bin_count,
     choose_coarsening,
     coarse_measurement,
+    combine_levels,
     compose,
+    identity,
     measured_grid,
 )
 from synthpriv.marginals.estimation import estimate
@@ -57,6 +61,7 @@ from synthpriv.privacy.conversions import exponential_epsilon, gaussian_noise_mu
 from synthpriv.privacy.domain_budget import ONE_WAY_SHARE
 from synthpriv.privacy.mechanisms import histogram_l1_sensitivity, histogram_l2_sensitivity
 from synthpriv.privacy.randomness import RandomSource
+from synthpriv.schema import NumericColumn
 from synthpriv.stage import (
     PipelineState,
     PlanContext,
@@ -96,6 +101,11 @@ class MarginalsOptions(StageOptions):
         "categories, from the noisy 1-way counts (post-processing; synthpriv.marginals.compress)",
     )
     max_bins: int = Field(default=MAX_BINS, ge=2, description="most bins of an adaptive column")
+    point_mass_fraction: float = Field(
+        default=0.05, ge=0, lt=1, description="share of this stage's ρ for the fine 1-way "
+        "marginals of the adaptive columns (mst, aim): point masses found there keep their "
+        "share (synthpriv.marginals.compress.fine_masses); 0: none",
+    )
     domain_count_fraction: float = Field(
         default=0.01, gt=0, lt=1, description="share of this stage's ρ for the noisy record count "
         "that sizes the adaptive columns' measured grid (only without data.public_records)",
@@ -172,12 +182,49 @@ class MarginalsStage(Stage):
             events.append(DiscreteGaussianEvent(
                 multiplier, 1, label="record count (sizes the adaptive grid and AIM's model)"))
             noise["sigma_count"] = multiplier * self.sensitivity.l2
-        selected, figures = self._events(rho - rho_count, len(self.context.domain))
-        return StagePlan(self.name, 0.0, rho, [*events, *selected], {**figures, **noise})
+        rho_fine, fine_events, fine_noise = self._point_mass_plan(rho)
+        selected, figures = self._events(rho - rho_count, len(self.context.domain), rho_fine)
+        return StagePlan(self.name, 0.0, rho, [*events, *fine_events, *selected],
+                         {**figures, **noise, **fine_noise})
+
+    @property
+    def _fine_columns(self) -> list[str]:
+        """The columns whose fine 1-way marginal the stage measures (public: every column that
+        may adapt, in the domain's order), none when the stage does not adapt."""
+        if not (self.options.adaptive_domain and self.adapts and self.options.point_mass_fraction):
+            return []
+        return [a for a in self.context.domain.attributes if a in self.context.adaptive]
+
+    def _point_mass_plan(self, rho: float) -> tuple[float, list[PrivacyEvent], dict[str, float]]:
+        """ρ, events and noise of the fine 1-way marginals of the adaptive columns: one histogram
+        each (sensitivity that of the histograms), ``point_mass_fraction`` of the stage's ρ."""
+        columns = len(self._fine_columns)
+        if not columns:
+            return 0.0, [], {}
+        rho_fine = self.options.point_mass_fraction * rho
+        multiplier = gaussian_noise_multiplier(rho_fine, columns)
+        event = DiscreteGaussianEvent(
+            multiplier, columns, label="fine 1-way marginals of the adaptive columns")
+        return rho_fine, [event], {"sigma_fine": multiplier * self.sensitivity.l2}
+
+    def _measure_fine(
+        self, fine: CountSource, plan: StagePlan, ledger: Ledger, source: RandomSource
+    ) -> dict[str, Measurement]:
+        """The planned fine 1-way marginals (every planned column, whatever kind the domain step
+        decided, so the events run are the plan's whatever the data)."""
+        if "sigma_fine" not in plan.noise:
+            return {}
+        columns = self._fine_columns
+        fine.marginals([(a,) for a in columns])
+        return {a: measure_marginal(fine, (a,), plan.noise["sigma_fine"], self.sensitivity.l2,
+                                    source, ledger) for a in columns}
 
     @abstractmethod
-    def _events(self, rho: float, d: int) -> tuple[list[PrivacyEvent], dict[str, float]]:
-        """The events the selection runs with zCDP ``rho`` on ``d`` columns, and its noise."""
+    def _events(
+        self, rho: float, d: int, reserved: float = 0.0
+    ) -> tuple[list[PrivacyEvent], dict[str, float]]:
+        """The events the selection runs with zCDP ``rho`` on ``d`` columns, and its noise;
+        ``reserved`` of ``rho`` goes to the fine 1-way marginals (``_point_mass_plan``)."""
 
     def run(
         self, state: PipelineState, plan: StagePlan, ledger: Ledger, source: RandomSource
@@ -234,6 +281,7 @@ class MarginalsStage(Stage):
     def _adapt(
         self, state: PipelineState, data: CountSource, one_way: list[Measurement],
         fine: CountSource, grid: Coarsening | None,
+        fine_one_way: Mapping[str, Measurement] | None = None,
     ) -> tuple[CountSource, list[Measurement]]:
         """The adaptive domain (synthpriv.marginals.compress): chosen from the noisy 1-way
         measurements on the measured grid, by post-processing only (no budget). Later marginals
@@ -241,16 +289,29 @@ class MarginalsStage(Stage):
         within its cells."""
         if not self.options.adaptive_domain:
             return data, one_way
+        schema = state.encoder.schema
+        adaptive = {c.name for c in schema.modelled if isinstance(c, NumericColumn) and c.adaptive}
+        fine_one_way = {a: m for a, m in (fine_one_way or {}).items() if a in adaptive}
+        if grid is None and fine_one_way:
+            grid = identity(fine.domain)
+        combined = {m.clique[0]: combine_levels(m, grid.maps[m.clique[0]], fine_one_way[m.clique[0]])
+                    for m in one_way if m.clique[0] in fine_one_way}
+        records = float(self.context.public_records or estimate_total(one_way))
         chosen = choose_coarsening(
-            state.encoder.schema, data.domain, one_way, estimate_total(one_way),
-            max_bins=self.options.max_bins, merge_categories=self.merges_categories,
+            schema, data.domain, one_way, records, max_bins=self.options.max_bins,
+            merge_categories=self.merges_categories, combined=combined,
         )
-        total = chosen if grid is None else compose(grid, chosen)
+        bins = {m.clique[0]: bin_count(records, float(np.max(m.sigma)), self.options.max_bins)
+                for m in one_way if m.clique[0] in fine_one_way}
+        total = chosen if grid is None else compose(
+            grid, chosen, fine_one_way, frozenset(c.name for c in schema.modelled if c.missing),
+            bins)
         if not total.changed:
             return data, one_way
         state.coarsening = total
         state.data = RecodedCounts(fine, total)
-        return state.data, [coarse_measurement(m, chosen) for m in one_way]
+        return state.data, [coarse_measurement(combined.get(m.clique[0], m), chosen, grid, total)
+                            for m in one_way]
 
 
 class IndependentStage(MarginalsStage):
@@ -272,7 +333,9 @@ class IndependentStage(MarginalsStage):
         events, noise = self._events(rho, len(self.context.domain))
         return StagePlan(self.name, 0.0, rho, events, noise, fixed=fixed)
 
-    def _events(self, rho: float, d: int) -> tuple[list[PrivacyEvent], dict[str, float]]:
+    def _events(
+        self, rho: float, d: int, reserved: float = 0.0
+    ) -> tuple[list[PrivacyEvent], dict[str, float]]:
         multiplier = gaussian_noise_multiplier(rho, d)
         events: list[PrivacyEvent] = [DiscreteGaussianEvent(multiplier, d, label="1-way marginals")]
         return events, {"sigma_one_way": multiplier * self.sensitivity.l2,
@@ -293,11 +356,15 @@ class MstStage(MarginalsStage):
     selection = "mst"
     counted_degree = 2
 
-    def _events(self, rho: float, d: int) -> tuple[list[PrivacyEvent], dict[str, float]]:
+    def _events(
+        self, rho: float, d: int, reserved: float = 0.0
+    ) -> tuple[list[PrivacyEvent], dict[str, float]]:
+        """MST's thirds; the fine 1-way marginals' ``reserved`` comes out of the pairs' third,
+        so the 1-way noise stays the one the domain step matches (privacy.domain_budget)."""
         options = self.options
         rho_one = options.mst_one_way_fraction * rho
         rho_select = options.mst_selection_fraction * rho
-        rho_pairs = rho - rho_one - rho_select
+        rho_pairs = rho - rho_one - rho_select - reserved
         one = gaussian_noise_multiplier(rho_one, d)
         pairs = gaussian_noise_multiplier(rho_pairs, d - 1)
         epsilon = exponential_epsilon(rho_select, d - 1)
@@ -318,8 +385,9 @@ class MstStage(MarginalsStage):
         records = self._records(state, plan, ledger, source)
         grid = self._measured_grid(state, records, sigma)
         data = fine if grid is None else RecodedCounts(fine, grid)
+        fine_one_way = self._measure_fine(fine, plan, ledger, source)
         measurements = self._measure_one_way(data, sigma, ledger, source)
-        data, measurements = self._adapt(state, data, measurements, fine, grid)
+        data, measurements = self._adapt(state, data, measurements, fine, grid, fine_one_way)
         independent = IndependentModel.from_measurements(data.domain, measurements)
         epsilon = plan.noise["selection_epsilon"]
         tree = mst_select(data, independent.project, epsilon, self.sensitivity.l1,
@@ -368,8 +436,12 @@ class AimStage(MarginalsStage):
                   if self.options.adaptive_domain else None)
         return largest_pair(self.context.domain, coarse)
 
-    def _events(self, rho: float, d: int) -> tuple[list[PrivacyEvent], dict[str, float]]:
-        """AIM reserves ``rho`` for its adaptive rounds (a zCDP filter when it runs)."""
+    def _events(
+        self, rho: float, d: int, reserved: float = 0.0
+    ) -> tuple[list[PrivacyEvent], dict[str, float]]:
+        """AIM reserves ``rho`` less ``reserved`` for its adaptive rounds (a zCDP filter when it
+        runs)."""
+        rho -= reserved
         rounds = aim_rounds(self._aim_settings(), d)
         alpha = self.options.aim_gaussian_fraction
         if rounds < alpha * d:  # the d first 1-way measurements cost d·α·ρ/rounds of ρ
@@ -397,10 +469,12 @@ class AimStage(MarginalsStage):
         records = self._records(state, plan, ledger, source)
         grid = self._measured_grid(state, records, plan.noise["sigma_first_rounds"])
         data = fine if grid is None else RecodedCounts(fine, grid)
+        fine_one_way = self._measure_fine(fine, plan, ledger, source)
         budget = ledger.open_filter(plan.noise["aim_rho"], "AIM rounds (adaptive)")
         return run_aim(
             data, self._aim_settings(records), self.sensitivity, source, budget,
-            adapt=lambda data, one_way: self._adapt(state, data, one_way, fine, grid),
+            adapt=lambda data, one_way: self._adapt(state, data, one_way, fine, grid,
+                                                    fine_one_way),
         )
 
 
