@@ -127,3 +127,28 @@ def sections_of(values: dict) -> list:
               "rows_holdout": None, "holdout_source": None}, "created_utc": "now", "seconds": 0.0,
               "notes": [], "utility": utility, "column_fidelity": {"columns": []}, "values": values}
     return sections(report)
+
+
+def test_the_evaluation_reads_the_release_csv_as_written(tmp_path):
+    """Wired into evaluate_sources: a release from CSV files gets the format checks of its cells
+    (another tool writing every integer as 30.0); a release in memory gets none."""
+    from synthpriv.config import EvaluationConfig
+    from synthpriv.evaluation.evaluate import evaluate_sources, evaluate_tables
+    from synthpriv.schema import load_schema
+    from tests.evaluation.tiny import NUMERIC, tiny_table, write_tiny_job
+
+    write_tiny_job(tmp_path)
+    release = tiny_table(400, 5)
+    release.astype({"size": float}).to_csv(tmp_path / "release.csv", index=False)
+    settings = EvaluationConfig(attacks=False, quality_report=False)
+    report = evaluate_sources(
+        {"real": tmp_path / "train.csv", "synthetic": tmp_path / "release.csv"},
+        load_schema(tmp_path / "schema.yaml"), numeric_columns=NUMERIC, settings=settings,
+        progress=False)
+    columns = report["values"]["columns"]
+    assert columns["size"]["format"]["integer_as_float"] == 1.0
+    assert columns["weight"]["format"]["integer_as_float"] == 0.0
+    assert report["values"]["summary"]["integer_as_float_columns"] == 1
+    in_memory = evaluate_tables(tiny_table(400, 1), release, numeric_columns=NUMERIC,
+                                settings=settings, progress=False)
+    assert in_memory["values"]["columns"]["size"]["format"] is None
