@@ -26,13 +26,8 @@ as its ``other`` label (or missing), as a synthpriv run reads it.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import os
-import signal
-import subprocess
 import sys
-import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -41,6 +36,9 @@ import numpy as np
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from isolated import run_isolated  # noqa: E402
+
 PIPELINES = {"mst": "MSTPipeline", "aim": "AIMPipeline", "privbayes": "PrivBayesPipeline"}
 PROC_EPSILON = 0.1
 
@@ -92,28 +90,6 @@ def fit_and_sample(domain_path: Path, model: str, epsilon: float, seed: int, out
             "sample_seconds": sampled - fitted}
 
 
-def run_isolated(args: list[str], max_seconds: float) -> dict:
-    """Run ``--run-one`` in a subprocess (own session), killed after ``max_seconds``."""
-    with tempfile.TemporaryDirectory() as folder:
-        result = Path(folder) / "result.json"
-        started = time.perf_counter()
-        child = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--run-one",
-                                  *args, str(result)], stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.PIPE, text=True, start_new_session=True)
-        try:
-            _, stderr = child.communicate(timeout=max_seconds)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(child.pid, signal.SIGKILL)
-            child.communicate()
-            return {"status": "timeout", "wall": time.perf_counter() - started}
-        wall = time.perf_counter() - started
-        if child.returncode != 0 or not result.exists():
-            tail = "\n".join(stderr.strip().splitlines()[-5:])
-            return {"status": "error", "wall": wall, "error": tail}
-        return {"status": "ok", "wall": wall, **json.loads(result.read_text())}
-
-
 def main() -> None:
     """Command line: every (table, model, repeat), or (internal) one run."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -128,16 +104,15 @@ def main() -> None:
     parser.add_argument("--pgm-iters", type=int, default=0,
                         help="MST's and AIM's Private-PGM iterations (0: dpmm's defaults, "
                         "10,000 for MST, 1,000 for AIM)")
-    parser.add_argument("--run-one", nargs=6,
-                        metavar=("DOMAIN", "MODEL", "EPS", "SEED", "CSV", "ITERS"),
+    parser.add_argument("--run-one", nargs=7,
+                        metavar=("DOMAIN", "MODEL", "EPS", "SEED", "CSV", "ITERS", "RESULT"),
                         help=argparse.SUPPRESS)
-    parser.add_argument("result", nargs="?", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.run_one:
-        domain, model, epsilon, seed, csv, iters = args.run_one
+        domain, model, epsilon, seed, csv, iters, result = args.run_one
         figures = fit_and_sample(Path(domain), model, float(epsilon), int(seed), Path(csv),
                                  int(iters) or None)
-        args.result.write_text(json.dumps(figures))
+        Path(result).write_text(json.dumps(figures))
         return
     from importlib.metadata import version
 
@@ -152,8 +127,10 @@ def main() -> None:
             for repeat in range(args.repeats):
                 csv = args.out / name / f"{model}-eps{args.epsilon:g}-r{repeat}.csv"
                 seed = int(np.random.SeedSequence().entropy % (2**31))
-                outcome = run_isolated([str(domain), model, str(args.epsilon), str(seed), str(csv),
-                                        str(args.pgm_iters)], args.max_seconds)
+                command = [sys.executable, str(Path(__file__).resolve()), "--run-one",
+                           str(domain), model, str(args.epsilon), str(seed), str(csv),
+                           str(args.pgm_iters)]
+                outcome = run_isolated(command, args.max_seconds)
                 record = {"batch": datetime.now(UTC).isoformat(timespec="seconds"),
                           "table": name, "model": model, "epsilon": args.epsilon,
                           "repeat": repeat, "seed": seed, "csv": str(csv.resolve()),

