@@ -484,9 +484,11 @@ def _cell(summary: dict, figure: str, digits: int = 4) -> str:
     return f"{mean:.{digits}f} ± {std:.{digits}f}" if summary["ok"] > 1 else f"{mean:.{digits}f}"
 
 
-def _message(error: str | None, width: int = 110) -> str:
-    """The last line of a run's stderr, without the exception's module path, cut to ``width``."""
+def _message(error: str | None, width: int = 150) -> str:
+    """The last line of a run's stderr, without the exception's module path and the suite's
+    work folder, cut to ``width``."""
     line = (error or "").strip().splitlines()[-1:] or ["(no message)"]
+    line = [line[0].replace(f"{ROOT}/benchmarks/.cache/suite/", "")]
     text = line[0].split(": ", 1)[-1] if line[0].split(": ", 1)[0].endswith(("Error", "Exception")) \
         else line[0]
     text = text.replace("|", "/")
@@ -672,11 +674,26 @@ def run_cell(args: argparse.Namespace, append, prepared: Prepared, draft: Prepar
               flush=True)
 
 
+def rounded_copy(csv: Path, schema: Schema) -> Path:
+    """``csv`` with the draft's integer columns rounded and written as integers, beside it: the
+    one post-processing a dpmm user would do (dpmm does not know a column is integer)."""
+    frame = pd.read_csv(csv, dtype=str, keep_default_na=False)
+    for column in schema.columns:
+        if column.kind == "integer" and column.name in frame:
+            values = pd.to_numeric(frame[column.name].where(frame[column.name] != ""),
+                                   errors="coerce")
+            frame[column.name] = values.round().astype("Int64")
+    out = csv.with_name(f"{csv.stem}-rounded.csv")
+    frame.to_csv(out, index=False)
+    return out
+
+
 def score_dpmm(args: argparse.Namespace) -> None:
     """Score the releases ``benchmarks/dpmm_baseline.py`` wrote (its runs.jsonl in
     ``args.score_dpmm``) with ``score``, the code path of our own runs, against the same
     splits; append them to ``out/runs.jsonl`` as recipe ``dpmm-<model>``, draft ``public
-    bounds`` (dpmm was given the data-read draft's bounds and categories)."""
+    bounds`` (dpmm was given the data-read draft's bounds and categories), each twice: as dpmm
+    wrote it, and with the integer columns rounded (``rounded_copy``)."""
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
     work, cache = args.cache / "suite", args.cache
@@ -686,17 +703,21 @@ def score_dpmm(args: argparse.Namespace) -> None:
         if name not in drafts:
             drafts[name] = prepare(TABLES[name], work, cache, "draft")
         draft = drafts[name]
-        key = {"kind": "run", "table": name, "recipe": f"dpmm-{record['model']}",
-               "schema_mode": "public bounds", "epsilon_target": record["epsilon"],
-               "repeat": record["repeat"], "dpmm_version": record.get("dpmm_version")}
-        outcome = {k: record[k] for k in ("status", "error", "wall") if k in record}
-        if record["status"] == "ok":
-            outcome.update(score(draft.train, Path(record["csv"]), draft.test,
-                                 load_schema(draft.schema_path), draft.table.target))
-            outcome.update(seconds=record["seconds"], epsilon=record["epsilon"])
-        with (out / "runs.jsonl").open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps({"batch": datetime.now(UTC).isoformat(timespec="seconds"),
-                                     **key, **outcome}, default=str) + "\n")
+        schema = load_schema(draft.schema_path)
+        for variant in ("", " rounded"):
+            key = {"kind": "run", "table": name, "recipe": f"dpmm-{record['model']}{variant}",
+                   "schema_mode": "public bounds", "epsilon_target": record["epsilon"],
+                   "repeat": record["repeat"], "dpmm_version": record.get("dpmm_version"),
+                   "pgm_iters": record.get("pgm_iters")}
+            outcome = {k: record[k] for k in ("status", "error", "wall") if k in record}
+            if record["status"] == "ok":
+                csv = Path(record["csv"])
+                csv = rounded_copy(csv, schema) if variant else csv
+                outcome.update(score(draft.train, csv, draft.test, schema, draft.table.target))
+                outcome.update(seconds=record["seconds"], epsilon=record["epsilon"])
+            with (out / "runs.jsonl").open("a", encoding="utf-8") as handle:
+                handle.write(json.dumps({"batch": datetime.now(UTC).isoformat(timespec="seconds"),
+                                         **key, **outcome}, default=str) + "\n")
         print(f"  {name} dpmm-{record['model']} #{record['repeat']}: {record['status']}",
               flush=True)
     write_summary(out, list(TABLES))

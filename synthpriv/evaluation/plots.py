@@ -121,6 +121,8 @@ def _ecdf_panel(ax: plt.Axes, ecdf: dict) -> None:
     small = min((abs(v) for v in ecdf["real"] if v), default=span)
     if span and small and span / small > 1e3:
         ax.set_xscale("symlog", linthresh=max(small, 1e-12))
+        ends = [*ecdf["real_range"], *ecdf["synthetic_range"]]
+        ax.set_xlim(min(ends), max(ends))  # symlog would otherwise open a negative half
     ax.set_ylabel("ECDF (logit scale)", fontsize=8)
 
 
