@@ -622,7 +622,7 @@ def run_suite(args: argparse.Namespace) -> None:
             print(f"{name}: schema infer refused: {error}", flush=True)
             continue
         (out / "schemas").mkdir(exist_ok=True)
-        (out / "schemas" / f"{name}.yaml").write_text(draft.schema_path.read_text())
+        (out / "schemas" / f"{name}-draft.yaml").write_text(draft.schema_path.read_text())
         (work / name / "domain.json").write_text(json.dumps(public_domain(draft), indent=1))
         if args.prepare_only:
             print(f"{name}: prepared in {work / name}", flush=True)
@@ -642,7 +642,9 @@ def run_suite(args: argparse.Namespace) -> None:
                                 "epsilon_target": epsilon, "repeat": 0, "status": "refused",
                                 "error": f"schema infer: {type(error).__name__}: {error}"})
                 continue
-            (out / "schemas" / f"{name}-{mode}.yaml").write_text(prepared.schema_path.read_text())
+            if mode != "draft":
+                (out / "schemas" / f"{name}-{mode}.yaml").write_text(
+                    prepared.schema_path.read_text())
             for recipe in recipes:
                 for epsilon in epsilons:
                     run_cell(args, append, prepared, draft, mode, recipe, epsilon,
