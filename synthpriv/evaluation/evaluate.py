@@ -30,6 +30,7 @@ from synthpriv.evaluation.marginal_attack import marginal_attack
 from synthpriv.evaluation.sampling import SampleSizes, Source, sample_tables
 from synthpriv.evaluation.shadow import Generator, IdentityGenerator, shadow_attack
 from synthpriv.evaluation.utility import evaluate_utility, marginal_tvd
+from synthpriv.evaluation.values import csv_cells, value_fidelity
 from synthpriv.schema import Constraint, Schema
 
 NOTICE = (
@@ -339,8 +340,8 @@ def evaluate_sources(
         if table != "holdout":
             broken[table] = broken.get(table, 0) + breaking(rules, rows).sum(axis=0)
 
-    samples = sample_tables(sources, schema, default_sizes(settings) if sizes is None else sizes,
-                            count_broken if rules else None)
+    sizes = default_sizes(settings) if sizes is None else sizes
+    samples = sample_tables(sources, schema, sizes, count_broken if rules else None)
     columns = list(samples.largest("real").columns)
     for table in ("synthetic", "holdout"):
         if table in samples and list(samples.samples[table].rows.columns) != columns:
@@ -371,6 +372,11 @@ def evaluate_sources(
     )
     report["column_fidelity"] = column_fidelity(
         samples.rows("real", "marginals"), samples.rows("synthetic", "marginals"), numeric_columns
+    )
+    report["values"] = value_fidelity(
+        samples.rows("real", "marginals"), samples.rows("synthetic", "marginals"), numeric_columns,
+        real_cells=csv_cells(sources.get("real"), sizes.marginals),
+        synthetic_cells=csv_cells(sources.get("synthetic"), sizes.marginals),
     )
     efficacy = report["utility"].get("ml_efficacy")
     if efficacy:

@@ -106,12 +106,80 @@ def roc_figure(privacy: dict) -> bytes:
     return png(figure)
 
 
+MAX_VALUE_PANELS = 12
+
+
+def _ecdf_panel(ax: plt.Axes, ecdf: dict) -> None:
+    """Both ECDFs from their quantiles on a logit y axis (both tails stretched), with a symlog x
+    axis when the values span more than three orders of magnitude."""
+    p = np.asarray(ecdf["probabilities"])
+    for key, colour in (("real", REAL), ("synthetic", SYNTHETIC)):
+        ax.step(ecdf[key], p, where="post", color=colour, label=key)
+    ax.set_yscale("logit")
+    low, high = ecdf["real_range"]
+    span = max(abs(low), abs(high))
+    small = min((abs(v) for v in ecdf["real"] if v), default=span)
+    if span and small and span / small > 1e3:
+        ax.set_xscale("symlog", linthresh=max(small, 1e-12))
+        ends = [*ecdf["real_range"], *ecdf["synthetic_range"]]
+        ax.set_xlim(min(ends), max(ends))  # symlog would otherwise open a negative half
+    ax.set_ylabel("ECDF (logit scale)", fontsize=8)
+
+
+def _categories_panel(ax: plt.Axes, categories: dict) -> None:
+    """The top categories, the rest grouped as one bar, and missing cells."""
+    labels = [str(label)[:18] for label in categories["labels"]]
+    real, synth = list(categories["real"]), list(categories["synthetic"])
+    if categories["other_count"]:
+        labels.append(f"other ({categories['other_count']})")
+        real.append(categories["other_real"])
+        synth.append(categories["other_synthetic"])
+    if categories["missing"]["real"] or categories["missing"]["synthetic"]:
+        labels.append("missing")
+        real.append(categories["missing"]["real"])
+        synth.append(categories["missing"]["synthetic"])
+    x = np.arange(len(labels))
+    ax.bar(x - 0.2, real, 0.4, label="real", color=REAL)
+    ax.bar(x + 0.2, synth, 0.4, label="synthetic", color=SYNTHETIC)
+    ax.set_xticks(x, labels, rotation=60, ha="right", fontsize=7)
+    ax.set_ylabel("share of rows", fontsize=8)
+
+
+def values_figure(values: dict) -> bytes | None:
+    """One panel per column, least faithful first (at most ``MAX_VALUE_PANELS``): a numeric
+    column's ECDFs, tails included; a categorical column's top categories and the rest grouped.
+    None when no column has anything to draw."""
+    drawable = [(name, c) for name, c in values["columns"].items()
+                if c.get("ecdf") or c.get("categories")]
+    drawable.sort(key=lambda item: -(item[1]["distance"] or 0.0))
+    drawable = drawable[:MAX_VALUE_PANELS]
+    if not drawable:
+        return None
+    cols = 3
+    rows = -(-len(drawable) // cols)
+    figure, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3.6 * rows), squeeze=False)
+    for ax, (name, column) in zip(axes.ravel(), drawable, strict=False):
+        if column.get("ecdf"):
+            _ecdf_panel(ax, column["ecdf"])
+        else:
+            _categories_panel(ax, column["categories"])
+        ax.set_title(f"{name[:30]} — {column['distance_name']} {column['distance']:.3f}", fontsize=9)
+        ax.legend(fontsize=7)
+    for ax in axes.ravel()[len(drawable):]:
+        ax.axis("off")
+    figure.tight_layout()
+    return png(figure)
+
+
 def report_figures(report: dict) -> dict[str, bytes]:
     """name -> PNG of every figure the report has data for."""
     figures = {
         "marginals.png": marginals_figure(report["column_fidelity"]["distributions"]),
         "associations.png": associations_figure(report["utility"]["association"]),
     }
+    values = values_figure(report["values"]) if "values" in report else None
+    if values is not None:
+        figures["values.png"] = values
     if "privacy" in report:
         figures["roc.png"] = roc_figure(report["privacy"])
     return figures

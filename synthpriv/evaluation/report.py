@@ -156,6 +156,72 @@ def _utility_section(report: dict) -> Section:
     return section
 
 
+def _mass(entry: dict | None) -> str:
+    if not entry:
+        return "–"
+    return f"{entry['value']}: {entry['real']:.1%} → {entry['synthetic']:.1%}"
+
+
+def _format_issues(check: dict | None) -> str:
+    if check is None:
+        return "not checked"
+    issues = []
+    if check["integer_as_float"]:
+        issues.append(f"{check['integer_as_float']:.0%} integers as floats")
+    if check["more_decimals"]:
+        issues.append(f"{check['more_decimals']:.0%} > {check['real_max_decimals']} decimals "
+                      f"(up to {check['synthetic_max_decimals']})")
+    if check["negative"]:
+        issues.append(f"{check['negative']:.1%} negative")
+    return "; ".join(issues) or "ok"
+
+
+VALUES_INTRO = (
+    "Value-level fidelity, without bins: the Kolmogorov–Smirnov distance of each numeric column "
+    "(the largest gap between the real and synthetic CDFs) and the TVD of each categorical one; "
+    "every value holding ≥ {point_mass:.0%} of the real rows (a point mass) with its share in "
+    "each table; fake spikes (≥ {spike_synthetic:.0%} of the synthetic rows, < {spike_real:.1%} "
+    "of the real); the values that occur once in the real table and reappear in the release; and "
+    "how the synthetic CSV writes numbers (integers as 30.0, more decimals than the real cells, "
+    "negatives in a column that has none)."
+)
+
+
+def _values_section(values: dict) -> Section:
+    summary = values["summary"]
+    section = Section("Values").p(VALUES_INTRO.format(**values["thresholds"]))
+    worst = summary["worst_point_mass"]
+    share = summary["one_off_share"]
+    section.p(
+        f"Mean KS {fmt(summary['mean_ks'])} (max {fmt(summary['max_ks'])}); mean categorical TVD "
+        f"{fmt(summary['mean_categorical_tvd'])}; worst point-mass error among values ≥ "
+        f"{values['thresholds']['headline_mass']:.0%} of a numeric column: "
+        + (f"{worst['error']:.3f} ({worst['column']} = {worst['value']}: {worst['real']:.1%} real, "
+           f"{worst['synthetic']:.1%} synthetic)" if worst["error"] is not None else "none")
+        + f"; fake spikes: {summary['fake_spikes']}; real one-off values in the release: "
+        f"{summary['one_offs_copied']} of {summary['one_offs_real']}"
+        + (f" ({share:.1%})." if share is not None else ".")
+    )
+    rows = []
+    for name, column in values["columns"].items():
+        worst_mass = max(column["point_masses"], key=lambda m: m["error"], default=None)
+        spikes = ", ".join(f"{s['value']} ({s['synthetic']:.1%})" for s in column["fake_spikes"][:3])
+        once = column["one_offs"]
+        rows.append([
+            name, f"{column['distance_name']} {fmt(column['distance'])}",
+            f"{column['missing']['real']:.1%} → {column['missing']['synthetic']:.1%}",
+            str(len(column["point_masses"])), _mass(worst_mass), spikes or "–",
+            f"{once['copied']} / {once['real']}",
+            _format_issues(column.get("format")) if column["kind"] == "numeric" else "",
+        ])
+    section.table(["column", "distance", "missing real → synthetic", "point masses",
+                   "worst point mass (real → synthetic)", "fake spikes", "one-offs copied",
+                   "format"], rows)
+    section.image("values.png", "Each column's values: ECDFs on a logit scale (tails "
+                  "visible) for numeric columns; top categories and the rest grouped")
+    return section
+
+
 def _attacks_section(privacy: dict) -> Section:
     section = Section("Membership-inference attacks").p(READING_ATTACKS)
     release = privacy["release"]
@@ -275,6 +341,8 @@ def _constraints_section(constraints: dict) -> Section:
 def sections(report: dict) -> list[Section]:
     """The report's sections, in reading order."""
     out = [_summary_section(report), _utility_section(report)]
+    if report.get("values"):
+        out.append(_values_section(report["values"]))
     if report.get("constraints"):
         out.append(_constraints_section(report["constraints"]))
     privacy = report.get("privacy")

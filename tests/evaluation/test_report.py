@@ -18,7 +18,7 @@ from tests.evaluation.tiny import NUMERIC, evaluate_other_tool_args, tiny_table,
 
 FAST = {"controls": ["identity"], "anonymeter": False, "quality_report": False, "bootstrap": 20,
         "marginal_attack": {"shadow_tables": 8, "records": 60, "targets": 2}}
-SECTIONS = ("# Evaluation of", "## Utility", "## Membership-inference attacks")
+SECTIONS = ("# Evaluation of", "## Utility", "## Values", "## Membership-inference attacks")
 
 
 def evaluate(synthetic: pd.DataFrame, claim: Claim | None, **settings) -> dict:
@@ -39,9 +39,9 @@ def test_report_files_hold_every_section_and_embed_the_plots(tmp_path):
     assert "NOT differentially private and NOT part of the DP release" in markdown
     assert "identity (control)" in markdown and "gradient_boosting" in markdown
     page = files["report.html"].read_text()
-    assert page.count('src="data:image/png;base64,') == 3  # marginals, associations, ROC
+    assert page.count('src="data:image/png;base64,') == 4  # marginals, associations, values, ROC
     assert not re.search(r'src="(?!data:)', page)  # self-contained: no external file
-    for name in ("marginals.png", "associations.png", "roc.png"):
+    for name in ("marginals.png", "associations.png", "values.png", "roc.png"):
         assert (tmp_path / "x.evaluation" / "plots" / name).read_bytes()[:4] == b"\x89PNG"
     stored = json.loads(files["report.json"].read_text())
     assert stored["differentially_private"] is False
