@@ -90,6 +90,9 @@ def exact_bins() -> Iterator[None]:
         def choose(schema, fine, one_way, records, **kwargs):
             noisy = original(schema, fine, one_way, records, **kwargs)
             exact = _exact(seen, one_way)
+            # the adaptive columns' grid counts combined with the fine level: exact as well
+            combined = kwargs.pop("combined", None) or {}
+            kwargs["combined"] = {m.clique[0]: m for m in exact if m.clique[0] in combined}
             chosen = original(schema, fine, exact, float(exact[0].noisy_counts.sum()), **kwargs)
             return compress.Coarsening(fine, chosen.coarse, chosen.maps, noisy.masses,
                                        noisy.fitted)
