@@ -137,10 +137,16 @@ def resolve_chunk_rows(chunk_rows: int | None, schema: Schema) -> int:
 def file_header(path: str | Path, schema: Schema) -> list[str]:
     """The column names of the table at ``path`` in file order, checked against the schema."""
     path = Path(path)
-    parquet = is_parquet(path)
-    names = parquet_columns(_parquet_file(path)) if parquet else header_names(csv_header(path))
+    names = table_header(path)
     _check_header(names, schema, path)
     return names
+
+
+def table_header(path: Path) -> list[str]:
+    """The column names of the CSV or Parquet file at ``path``, as a run reads them (CSV:
+    ``header_names``; Parquet: ``parquet_columns``), unchecked. Reads no row."""
+    return (parquet_columns(_parquet_file(path)) if is_parquet(path)
+            else header_names(csv_header(path)))
 
 
 def _rebatch(batches: Iterator[pa.RecordBatch], rows: int) -> Iterator[pa.Table]:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from synthpriv.chunks import _parquet_file, csv_header, is_parquet, parquet_columns
+from synthpriv.chunks import table_header
 from synthpriv.draft_columns import decimals, draft_column, plain
 from synthpriv.errors import DataError
 from synthpriv.schema import repeated
@@ -58,10 +58,8 @@ def infer_schema(source: str | Path | pd.DataFrame, safe: bool = False) -> tuple
         raw = frame_cells(source)
     else:
         path = Path(source)
-        if safe and is_parquet(path):
-            return _safe_columns(parquet_columns(_parquet_file(path)), path)
         if safe:
-            return _safe_columns(header_names(csv_header(path)), path)
+            return _safe_columns(table_header(path), path)
         try:
             raw = pd.read_csv(path, header=None, dtype=str, keep_default_na=False,
                               encoding="utf-8-sig")

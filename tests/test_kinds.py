@@ -226,3 +226,14 @@ def test_the_api_fits_a_dataframe_on_an_auto_schema() -> None:
     assert isinstance(resolved.column("ratio"), NumericColumn)
     assert resolved.column("ratio").kind == "continuous"
     assert len(synth.synthetic) > 300
+
+
+def test_the_safe_draft_of_a_parquet_file_reads_its_columns_as_pandas_does(tmp_path: Path) -> None:
+    """The header of a Parquet file is its columns, less the index pandas stored beside them."""
+    table = _table(50).sample(frac=1.0, random_state=0)  # a shuffled index: pandas stores it
+    table.to_parquet(tmp_path / "t.parquet")
+    table.to_csv(tmp_path / "t.csv", index=False)
+    assert infer_schema(tmp_path / "t.parquet", safe=True) == infer_schema(tmp_path / "t.csv",
+                                                                           safe=True)
+    assert [c["name"] for c in infer_schema(tmp_path / "t.parquet", safe=True)[0]["columns"]] == \
+        list(table.columns)
