@@ -1,9 +1,10 @@
 """Split a total (ε, δ) across stages and calibrate each stage's noise to fit it.
 
 Budgets are split in zCDP ρ (which adds up under composition): stage i gets ρ_i = share_i · t.
-The planner finds the largest t whose planned events, composed by the Ledger's own accountants,
-stay within the target ε at δ. Stages with fixed noise (set explicitly in the config) cost what
-they cost; if they alone exceed the budget, the plan is infeasible and the job refuses to start.
+The planner finds the largest t whose planned events, priced as the Ledger prices them (or
+above it: ``calibration.plan_epsilon``), stay within the target ε at δ. Stages with fixed noise
+(set explicitly in the config) cost what they cost; if they alone exceed the budget, the plan is
+infeasible and the job refuses to start.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from synthpriv.privacy.calibration import (  # noqa: F401  (composed_epsilon: ol
     RELATIVE_TOLERANCE,
     calibrate_scale,
     composed_epsilon,
+    plan_epsilon,
 )
 from synthpriv.stage import Stage, StagePlan
 
@@ -98,7 +100,7 @@ def make_plan(
     def events_at(t: float) -> list[PrivacyEvent]:
         return [e for p in plans_at(t) for e in p.events]
 
-    fixed_cost = composed_epsilon(events_at(0.0), delta, neighbouring)
+    fixed_cost = plan_epsilon(events_at(0.0), delta, neighbouring)
     if fixed_cost > epsilon:
         raise BudgetError(
             f"the stages with fixed noise alone spend ε = {fixed_cost:.4g} at δ = {delta:g}, more "
@@ -116,5 +118,5 @@ def make_plan(
             "budget.epsilon or use a recipe with fewer stages."
         )
     plans = plans_at(low)
-    planned = composed_epsilon([e for p in plans for e in p.events], delta, neighbouring)
+    planned = plan_epsilon([e for p in plans for e in p.events], delta, neighbouring)
     return Plan(plans, planned, delta, epsilon, neighbouring)

@@ -81,7 +81,7 @@ def guarantee_lines(manifest: dict) -> list[str]:
     epsilon, delta = guarantee_figures(guarantee)
     bounds = ", ".join(
         f"{name.upper()} {ledger[f'epsilon_{name}']:.4f}" if ledger[f"epsilon_{name}"] is not None
-        else f"{name.upper()} not valid here (adaptive stage)" for name in ("rdp", "pld")
+        else f"{name.upper()} {_missing(ledger)}" for name in ("rdp", "pld")
     )
     conditions = guarantee_conditions(guarantee)
     if conditions:
@@ -92,9 +92,17 @@ def guarantee_lines(manifest: dict) -> list[str]:
             f"{bounds}; reported: {ledger['bound'].upper()})", _bounds_note(ledger)]
 
 
+def _missing(ledger: dict) -> str:
+    """Why the ledger shows no PLD figure: an adaptive stage, or an ε above PLD_MAX_EPSILON."""
+    return ("not valid here (adaptive stage)" if ledger.get("adaptive") else
+            "not computed (RDP above PLD_MAX_EPSILON)")
+
+
 def _bounds_note(ledger: dict) -> str:
     """Why the ledger shows two figures and reports one: a line for the terminal."""
     valid = [name for name in ("rdp", "pld") if ledger.get(f"epsilon_{name}") is not None]
+    if len(valid) < 2 and not ledger.get("adaptive") and "bounds_note" in ledger:
+        return f"  ({ledger['bounds_note']})"  # PLD not computed at this ε
     if len(valid) < 2:
         return (f"  ({valid[0].upper() if valid else 'one'} is the only accountant that bounds "
                 "these events as they were chosen (adaptive stages), so it is reported)")

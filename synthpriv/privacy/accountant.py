@@ -28,11 +28,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
-
-import dp_accounting as dpa
-from dp_accounting.pld import common as pld_common
-from dp_accounting.pld import privacy_loss_distribution as pld_lib
-from dp_accounting.rdp import rdp_privacy_accountant as rdp_lib
+from typing import TYPE_CHECKING, Any
 
 from synthpriv.privacy.conversions import (
     composed_gaussian_multiplier,
@@ -40,11 +36,31 @@ from synthpriv.privacy.conversions import (
     gaussian_rho,
 )
 
-NEIGHBOURING_RELATIONS = {
-    "add_remove": dpa.NeighboringRelation.ADD_OR_REMOVE_ONE,
-    "replace_one": dpa.NeighboringRelation.REPLACE_ONE,
-}
+if TYPE_CHECKING:  # dp-accounting is imported where it is used: its package import loads the
+    # PLD accountant and scipy.signal (~0.5 s), which a plan of zCDP events never needs (issue 26)
+    from dp_accounting.pld import privacy_loss_distribution as pld_lib
+
+NEIGHBOURING = ("add_remove", "replace_one")  # the relations a ledger may be opened under
 PLD_DISCRETISATION = 1e-4
+# Above this RDP ε the PLD bound is not computed and RDP alone is reported (a valid bound; at such
+# ε tightness buys nothing). The PLD's grid spans the privacy losses at PLD_DISCRETISATION: MST's
+# events at ε = 100 took 19 s, at ε = 1000 71 s, and at ε = 1e4 did not finish (issue 25).
+PLD_MAX_EPSILON = 50.0
+
+
+def _relation(neighbouring: str) -> Any:
+    """dp-accounting's NeighboringRelation for ``neighbouring`` (imported on first use)."""
+    import dp_accounting as dpa
+
+    return {"add_remove": dpa.NeighboringRelation.ADD_OR_REMOVE_ONE,
+            "replace_one": dpa.NeighboringRelation.REPLACE_ONE}[neighbouring]
+
+
+def __getattr__(name: str) -> Any:
+    """``NEIGHBOURING_RELATIONS`` (name -> dp-accounting relation), built only when asked."""
+    if name == "NEIGHBOURING_RELATIONS":
+        return {n: _relation(n) for n in NEIGHBOURING}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -154,8 +170,10 @@ def _check_event(event: PrivacyEvent) -> None:
         raise ValueError("event count/steps must be >= 0")
 
 
-def _to_dp_event(event: PrivacyEvent) -> dpa.DpEvent:
+def _to_dp_event(event: PrivacyEvent) -> Any:
     """The event as dp-accounting sees it for the RDP accountant."""
+    import dp_accounting as dpa
+
     if isinstance(event, GaussianEvent):
         return dpa.SelfComposedDpEvent(dpa.GaussianDpEvent(event.noise_multiplier), event.count)
     if isinstance(event, DiscreteGaussianEvent):
@@ -177,10 +195,13 @@ def rdp_epsilon(events: Iterable[PrivacyEvent], delta: float, neighbouring: str)
     """ε at ``delta`` of the composed events by the RDP accountant; inf where it has no bound
     (Poisson-subsampled Gaussian under replace-one: only the PLD accountant covers it), or when
     ThresholdEvents spend all of ``delta``."""
+    import dp_accounting as dpa
+    from dp_accounting.rdp import rdp_privacy_accountant as rdp_lib
+
     events, delta = split_threshold(events, delta)
     if delta <= 0:
         return math.inf
-    accountant = rdp_lib.RdpAccountant(neighboring_relation=NEIGHBOURING_RELATIONS[neighbouring])
+    accountant = rdp_lib.RdpAccountant(neighboring_relation=_relation(neighbouring))
     try:
         for event in events:
             accountant.compose(_to_dp_event(event))
@@ -205,6 +226,9 @@ def _pld_of(event: PrivacyEvent, neighbouring: str) -> pld_lib.PrivacyLossDistri
     * Exponential mechanism: a pure ε-DP mechanism (its ε is for the relation's score
       sensitivity already).
     """
+    from dp_accounting.pld import common as pld_common
+    from dp_accounting.pld import privacy_loss_distribution as pld_lib
+
     d = PLD_DISCRETISATION
     if isinstance(event, ExponentialEvent):
         params = pld_common.DifferentialPrivacyParameters(event.epsilon, 0.0)
@@ -225,8 +249,7 @@ def _pld_of(event: PrivacyEvent, neighbouring: str) -> pld_lib.PrivacyLossDistri
     if isinstance(event, SubsampledGaussianEvent):
         pld = pld_lib.from_gaussian_mechanism(
             event.noise_multiplier, sampling_prob=event.sample_rate,
-            neighboring_relation=NEIGHBOURING_RELATIONS[neighbouring],
-            value_discretization_interval=d,
+            neighboring_relation=_relation(neighbouring), value_discretization_interval=d,
         )
         return pld.self_compose(event.steps) if event.steps > 1 else pld
     raise TypeError(f"{type(event).__name__} has no PLD (only PLD_EVENTS do)")
@@ -243,6 +266,8 @@ def pld_epsilon(events: Iterable[PrivacyEvent], delta: float, neighbouring: str)
     Identical events are self-composed once. Returns inf when some event has no PLD here, or
     when ThresholdEvents spend all of ``delta``.
     """
+    from dp_accounting.pld import privacy_loss_distribution as pld_lib
+
     events, delta = split_threshold(events, delta)
     if delta <= 0:
         return math.inf
@@ -274,9 +299,12 @@ def _composed_bounds(
     """(RDP ε, PLD ε or None) of ``events`` at ``delta``: pure functions of the (unlabelled,
     hashable) events, so memoised. Ledgers that ran the same mechanisms on other queries (the
     shadow runs of an attack, the runs of an audit, a sweep's repeats: MST measures other pairs
-    with the same noise) cost one accounting, not one each (0.1 s per MST run's ledger)."""
-    pld = pld_epsilon(events, delta, neighbouring) if pld_valid else None
-    return rdp_epsilon(events, delta, neighbouring), pld
+    with the same noise) cost one accounting, not one each (0.1 s per MST run's ledger). PLD is
+    left out (None) above an RDP ε of PLD_MAX_EPSILON (never where RDP has no bound)."""
+    rdp = rdp_epsilon(events, delta, neighbouring)
+    if pld_valid and math.isfinite(rdp) and rdp > PLD_MAX_EPSILON:
+        pld_valid = False
+    return rdp, pld_epsilon(events, delta, neighbouring) if pld_valid else None
 
 
 def _unlabelled(event: PrivacyEvent) -> PrivacyEvent:
@@ -359,9 +387,9 @@ class Ledger:
     reserved ρ (see the module docstring)."""
 
     def __init__(self, neighbouring: str = "add_remove") -> None:
-        if neighbouring not in NEIGHBOURING_RELATIONS:
+        if neighbouring not in NEIGHBOURING:
             raise ValueError(
-                f"neighbouring relation must be one of {sorted(NEIGHBOURING_RELATIONS)}, "
+                f"neighbouring relation must be one of {sorted(NEIGHBOURING)}, "
                 f"got {neighbouring!r}"
             )
         self.neighbouring = neighbouring
@@ -405,7 +433,8 @@ class Ledger:
 
     def epsilon_bounds(self, delta: float) -> dict[str, float | None]:
         """ε at ``delta`` by each accountant that is valid here: RDP always; PLD only when no
-        filter is open (None otherwise: PLD over adaptively chosen noise is not a proven bound).
+        filter is open (None otherwise: PLD over adaptively chosen noise is not a proven bound)
+        and RDP is at most PLD_MAX_EPSILON (None above: not computed).
         """
         events = tuple(_unlabelled(e) for e in self.accounted_events)
         rdp, pld = _composed_bounds(events, delta, self.neighbouring, pld_valid=not self.filters)
@@ -443,6 +472,8 @@ class Ledger:
             "bounds_note": (
                 "an adaptive stage spent through a zCDP filter: only the RDP bound on its "
                 "reserved rho is proven, so PLD is not used" if self.filters else
+                f"RDP is above {PLD_MAX_EPSILON:g}: PLD is not computed there, RDP is reported"
+                if bounds["pld"] is None else
                 "every event's parameters were fixed before the data was read: the tighter of "
                 "RDP and PLD is reported"
             ),
