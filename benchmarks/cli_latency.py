@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import statistics
 import subprocess
 import sys
@@ -20,7 +21,7 @@ import tempfile
 from pathlib import Path
 
 COMMANDS = {
-    "--help": ["--help"],
+    "help": ["--help"],
     "plan adult (AIM)": ["plan", "configs/adult.yaml"],
     "plan adult-mst": ["plan", "configs/adult-mst.yaml"],
     "plan adult-mst ε=1e4": ["plan", "configs/adult-mst.yaml", "--epsilon", "1e4"],
@@ -41,18 +42,19 @@ print("HEAVY=" + ",".join(heavy), file=sys.stderr)
 """
 
 
-def timed(argv: list[str], timeout: float) -> tuple[float, float]:
-    """(wall seconds, peak RSS MB) of one fresh ``python -m synthpriv.cli argv``; (inf, nan)
-    when it has not finished within ``timeout`` seconds."""
+def timed(argv: list[str], timeout: float) -> tuple[float, float, float]:
+    """(wall seconds, CPU seconds (user + sys), peak RSS MB) of one fresh ``python -m
+    synthpriv.cli argv``; (inf, inf, nan) when it has not finished within ``timeout`` seconds.
+    CPU time is the figure to compare across machine loads (the wall time waits for cores)."""
     with tempfile.NamedTemporaryFile("r", suffix=".time") as out:
         try:
-            subprocess.run(["/usr/bin/time", "-f", "%e %M", "-o", out.name, sys.executable,
+            subprocess.run(["/usr/bin/time", "-f", "%e %U %S %M", "-o", out.name, sys.executable,
                             "-m", "synthpriv.cli", *argv], stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL, check=False, timeout=timeout)
         except subprocess.TimeoutExpired:
-            return math.inf, math.nan
-        wall, rss_kb = Path(out.name).read_text().split()[-2:]
-    return float(wall), float(rss_kb) / 1024
+            return math.inf, math.inf, math.nan
+        wall, user, system, rss_kb = Path(out.name).read_text().split()[-4:]
+    return float(wall), float(user) + float(system), float(rss_kb) / 1024
 
 
 def heavy_modules(argv: list[str], timeout: float) -> str:
@@ -79,8 +81,9 @@ def main() -> None:
     parser.add_argument("--only", action="append", help="a command's name in COMMANDS")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per run")
     args = parser.parse_args()
-    print("| command | wall s, median (min–max) | peak RSS MB | heavy modules loaded |")
-    print("|---|---|---|---|")
+    print(f"load average at start: {os.getloadavg()[0]:.1f} (1 min)")
+    print("| command | wall s, median (min–max) | CPU s | peak RSS MB | heavy modules loaded |")
+    print("|---|---|---|---|---|")
     for name, argv in COMMANDS.items():
         if args.only and name not in args.only:
             continue
@@ -89,8 +92,9 @@ def main() -> None:
             runs.append(timed(argv, args.timeout))
             if math.isinf(runs[-1][0]):
                 break  # one run past the timeout says enough
-        print(f"| `synthpriv {' '.join(argv)}` | {spread([w for w, _ in runs], 2)} | "
-              f"{spread([m for _, m in runs], 0)} | {heavy_modules(argv, args.timeout)} |",
+        print(f"| `synthpriv {' '.join(argv)}` | {spread([r[0] for r in runs], 2)} | "
+              f"{spread([r[1] for r in runs], 2)} | {spread([r[2] for r in runs], 0)} | "
+              f"{heavy_modules(argv, args.timeout)} |",
               flush=True)
 
 

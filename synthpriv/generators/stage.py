@@ -23,18 +23,14 @@ low-order marginal holds.
 from __future__ import annotations
 
 import math
-from typing import Literal, cast
+from typing import TYPE_CHECKING, Literal, cast
 
 import numpy as np
-import torch
 from pydantic import Field
 
 from synthpriv.domain import CountSource, Domain
 from synthpriv.errors import ConfigError
-from synthpriv.generators.autoregressive import AutoregressiveModel
-from synthpriv.generators.dpsgd import DpSgdSettings, noise_generator, train_dp_sgd
 from synthpriv.generators.guidance import Target
-from synthpriv.generators.model import GuidedGenerator
 from synthpriv.marginals.estimation import GraphicalModel
 from synthpriv.marginals.measurement import measure_marginal
 from synthpriv.privacy.accountant import DiscreteGaussianEvent, Ledger, SubsampledGaussianEvent
@@ -50,6 +46,9 @@ from synthpriv.stage import (
     StagePlan,
     register,
 )
+
+if TYPE_CHECKING:
+    import torch
 
 COUNT_SENSITIVITY = 1.0  # a count moves by ≤ 1 under add/remove (0 under replace-one: 1 bounds it)
 
@@ -164,6 +163,14 @@ class GeneratorStage(Stage):
     def run(
         self, state: PipelineState, plan: StagePlan, ledger: Ledger, source: RandomSource
     ) -> None:
+        # torch and Opacus are imported here, not with the module: planning a DP-SGD recipe
+        # (``synthpriv plan``) needs only ``plan`` (issue 26).
+        import torch
+
+        from synthpriv.generators.autoregressive import AutoregressiveModel
+        from synthpriv.generators.dpsgd import DpSgdSettings, noise_generator, train_dp_sgd
+        from synthpriv.generators.model import GuidedGenerator
+
         if not plan.events:
             raise ConfigError("stage 'generator' has no budget: give it a share > 0 in the recipe")
         options, domain = self.options, state.data.domain
@@ -269,6 +276,8 @@ def _rows(data: CountSource) -> np.ndarray:
 
 
 def _device(choice: str) -> torch.device:
+    import torch
+
     if choice == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     if choice == "cuda" and not torch.cuda.is_available():

@@ -60,7 +60,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import norm
 
 MAX_EXPONENT = 64
 MIN_EXPONENT = {"integer": 0, "continuous": -16}
@@ -132,6 +131,8 @@ def occupancy_threshold(sigma: float, buckets: int, width: int = 1) -> float:
     """The noisy sum above which a run of ``width`` adjacent buckets counts as occupied: pure
     noise (σ√width) passes it in any of the runs of every width in WINDOWS over ``buckets``
     buckets with probability ≤ FALSE_OCCUPANCY (Gaussian tail, union bound over all runs)."""
+    from scipy.stats import norm  # here: scipy.stats costs a plan ~0.3 s of imports (issue 26)
+
     runs = sum(max(buckets - w + 1, 0) for w in WINDOWS)
     return sigma * math.sqrt(width) * float(norm.isf(FALSE_OCCUPANCY / runs))
 
