@@ -100,8 +100,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "categories kept by their exact count against the threshold"),
     Mutation(
         "threshold-delta-not-split", "synthpriv/privacy/domain_budget.py",
-        "sigma, delta / len(discovered), neighbouring, epsilon)",
-        "sigma, delta, neighbouring, epsilon)",
+        "sigma, delta / len(discovered), neighbouring, epsilon, rows_per_person)",
+        "sigma, delta, neighbouring, epsilon, rows_per_person)",
         ("tests/privacy/test_domain_randomness.py", "tests/privacy/test_domain_mechanisms.py"),
         "each discovered column's threshold takes the whole δ share (not split over columns)"),
     Mutation(
@@ -112,14 +112,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "add/remove δ of a threshold priced for a new value of count 0, not 1"),
     Mutation(
         "replace-one-l2-sensitivity", "synthpriv/privacy/mechanisms.py",
-        "        return math.sqrt(2.0)",
-        "        return 1.0",
+        "        return _bound(rows_per_person) * math.sqrt(2.0)",
+        "        return float(_bound(rows_per_person))",
         ("tests/privacy/test_noise_scales.py",),
         "a histogram's L2 sensitivity under replace-one taken as 1 (is √2)"),
     Mutation(
         "replace-one-l1-sensitivity", "synthpriv/privacy/mechanisms.py",
-        '    if neighbouring == "replace_one":\n        return 2.0',
-        '    if neighbouring == "replace_one":\n        return 1.0',
+        '    if neighbouring == "replace_one":\n        return 2.0 * _bound(rows_per_person)',
+        '    if neighbouring == "replace_one":\n        return 1.0 * _bound(rows_per_person)',
         ("tests/privacy/test_noise_scales.py",),
         "a histogram's L1 sensitivity (selection scores) under replace-one taken as 1 (is 2)"),
     Mutation(
@@ -172,9 +172,9 @@ MUTATIONS: tuple[Mutation, ...] = (
         "Poisson batches drawn at twice the sampling rate the ledger records"),
     Mutation(
         "hold-back-fixed-size", "synthpriv/job.py",
-        "held = bernoulli_mask(len(real), job.config.evaluation.holdout_fraction, source)",
-        "held = np.isin(np.arange(len(real)), source.numpy_generator().permutation(len(real))"
-        "[:round(job.config.evaluation.holdout_fraction * len(real))])",
+        "return bernoulli_mask(rows, fraction, source)",
+        "return np.isin(np.arange(rows), source.numpy_generator().permutation(rows)"
+        "[:round(fraction * rows)])",
         ("tests/privacy/test_hold_back.py",),
         "a hold-back of fixed size round(f·n): adding a row can replace a fitted one"),
 )

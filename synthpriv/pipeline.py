@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
+from dataclasses import replace
 
 import pandas as pd
 
 from synthpriv.config import Job
 from synthpriv.domain_stage import DomainStage, planning_domain, with_domain_step
 from synthpriv.errors import ConfigError
+from synthpriv.persons import relation_label
 from synthpriv.plan import Plan, make_plan
 from synthpriv.privacy.accountant import Ledger, UnboundedError
 from synthpriv.privacy.randomness import RandomSource
@@ -54,6 +56,7 @@ def plan_context(job: Job) -> PlanContext:
         neighbouring=budget.neighbouring,
         delta=budget.delta,
         public_records=job.config.data.public_records,
+        rows_per_person=job.config.data.contribution_bound,  # public: the config's k (or 1)
         # an auto column may be decided numeric: it then adapts (so the plan buys n̂ for it)
         adaptive=frozenset(c.name for c in job.schema.modelled
                            if (isinstance(c, NumericColumn) and c.adaptive)
@@ -70,6 +73,8 @@ def plan_job(job: Job) -> tuple[Plan, list[tuple[Stage, float]]]:
     budget = job.config.budget
     try:
         plan = make_plan(stages, budget.epsilon, budget.delta, budget.neighbouring)
+        plan = replace(plan, unit=relation_label(budget.neighbouring, job.config.data.person,
+                                                 job.config.data.contribution_bound))
     except UnboundedError as error:
         raise ConfigError(
             f"{job.source}: recipe '{recipe.name}' cannot be accounted under budget.neighbouring: "
@@ -84,6 +89,7 @@ def check_contracts(job: Job, recipe: str, stages: list[Stage]) -> None:
     """Refuse, before any data is read, a recipe whose stages cannot run in its order: each
     stage's ``requires`` must be provided by the engine (counts; rows only on the local engine)
     or by a stage before it, and the recipe must end with synthetic rows to release."""
+    check_person_level(job, recipe, stages)
     available = {"counts"}
     if job.config.data.engine == "dask":
         needing = [stage.name for stage in stages if stage.needs_rows]
@@ -106,6 +112,20 @@ def check_contracts(job: Job, recipe: str, stages: list[Stage]) -> None:
             f"{job.source}: recipe '{recipe}' releases nothing: no stage provides the synthetic "
             "rows. End the recipe with the 'sample' stage."
         )
+
+
+def check_person_level(job: Job, recipe: str, stages: list[Stage]) -> None:
+    """With data.person, refuse (before any data is read) a stage whose sensitivity does not
+    follow the per-person bound (``Stage.person_level``): it would run at row level, and the
+    guarantee per person would be false."""
+    person = job.config.data.person
+    row_level = [stage.name for stage in stages if not stage.person_level]
+    if person is not None and row_level:
+        raise ConfigError(
+            f"{job.source}: data.person is set, but recipe '{recipe}' has stage(s) {row_level} "
+            "that bound one row, not one person (DP-SGD samples rows). Use a marginal recipe "
+            "(aim, mst, independent) with data.person, or remove data.person for a per-row "
+            "guarantee.")
 
 
 def resolve_domain(

@@ -127,6 +127,7 @@ class MarginalsStage(Stage):
 
     name = "marginals"
     Options = MarginalsOptions
+    person_level = True  # sensitivity × context.rows_per_person (synthpriv.persons)
     requires = frozenset({"counts"})
     provides = frozenset({"measurements", "model"})
     selection: ClassVar[str]
@@ -170,7 +171,9 @@ class MarginalsStage(Stage):
     @property
     def sensitivity(self) -> Sensitivity:
         relation = self.context.neighbouring
-        return Sensitivity(histogram_l1_sensitivity(relation), histogram_l2_sensitivity(relation))
+        k = self.context.rows_per_person  # data.person: a person's k rows (1: one row)
+        return Sensitivity(histogram_l1_sensitivity(relation, k),
+                           histogram_l2_sensitivity(relation, k))
 
     def plan(self, rho: float) -> StagePlan:
         if rho <= 0:
