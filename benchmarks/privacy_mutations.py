@@ -177,6 +177,48 @@ MUTATIONS: tuple[Mutation, ...] = (
         "[:round(fraction * rows)])",
         ("tests/privacy/test_hold_back.py",),
         "a hold-back of fixed size round(f·n): adding a row can replace a fitted one"),
+    Mutation(
+        "person-bounding-first-k", "synthpriv/persons.py",
+        "priority = source.uniform_words(len(table))",
+        "priority = np.arange(len(table), dtype=np.uint64)",
+        ("tests/privacy/test_persons.py",),
+        "data.person: each person keeps its first k rows, not k chosen by the CSPRNG"),
+    Mutation(
+        "person-bounding-skipped", "synthpriv/job.py",
+        "bound = bound_persons(table, person, self.job.config.data.contribution_bound,",
+        "bound = bound_persons(table, person, 10**9,",
+        ("tests/privacy/test_persons.py",),
+        "data.person: the job never bounds a person's rows (the sensitivity assumes k)"),
+    Mutation(
+        "person-marginals-sensitivity-not-k", "synthpriv/marginals/stage.py",
+        "k = self.context.rows_per_person  # data.person",
+        "k = 1  # data.person",
+        ("tests/privacy/test_persons.py",),
+        "data.person: the marginals' sensitivity not multiplied by k (noise of one row)"),
+    Mutation(
+        "person-domain-sensitivity-not-k", "synthpriv/privacy/domain_budget.py",
+        "sensitivity = histogram_l2_sensitivity(neighbouring, rows_per_person)",
+        "sensitivity = histogram_l2_sensitivity(neighbouring)",
+        ("tests/privacy/test_persons.py",),
+        "data.person: the domain step's histograms (kinds, bounds, categories) at one row's noise"),
+    Mutation(
+        "person-threshold-delta-row-level", "synthpriv/privacy/partition.py",
+        "    if rows_per_person > 1:  # up to k count-0 values",
+        "    if False:  # up to k count-0 values",
+        ("tests/privacy/test_persons.py",),
+        "data.person: discovery thresholds' δ as for one row (one new value of count 1)"),
+    Mutation(
+        "person-holdback-per-row", "synthpriv/job.py",
+        "    return hold_back_persons(codes, bernoulli_mask(persons, fraction, source))",
+        "    return bernoulli_mask(rows, fraction, source)",
+        ("tests/privacy/test_persons.py",),
+        "data.person: the hold-back splits a person's rows between fitted and held back"),
+    Mutation(
+        "person-row-level-stage-not-refused", "synthpriv/pipeline.py",
+        "    if person is not None and row_level:",
+        "    if False:",
+        ("tests/privacy/test_persons.py",),
+        "data.person: a DP-SGD stage (rows, not persons) runs instead of being refused"),
 )
 
 
