@@ -219,6 +219,12 @@ MUTATIONS: tuple[Mutation, ...] = (
         "    if False:",
         ("tests/privacy/test_persons.py",),
         "data.person: a DP-SGD stage (rows, not persons) runs instead of being refused"),
+    Mutation(
+        "person-shadow-target-one-row", "synthpriv/evaluation/shadow.py",
+        "    if persons is None:\n        rest = pool.drop",
+        "    if True:\n        rest = pool.drop",
+        ("tests/evaluation/test_shadow.py",),
+        "data.person: the shadow attack's target is one row, not a whole person"),
 )
 
 

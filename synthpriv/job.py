@@ -412,8 +412,15 @@ class SynthesisJob:
         with self.step("hold-back"):
             held = held_mask(job, len(real), self.source, codes)
         members = real.loc[~held].reset_index(drop=True)
-        yield (encoder.encode(members), members, real.loc[held].reset_index(drop=True),
-               None if codes is None else codes[~held])
+        encoded = encoder.encode(members)
+        held_rows = real.loc[held].reset_index(drop=True)
+        person = job.config.data.person
+        if codes is not None and person is not None:  # evaluation only, after encoding: a
+            # pseudonym per person in both parts alike, so the shadow attack can remove whole
+            # persons and no attack tells members from held-back rows by the column (never released)
+            members, held_rows = (part.assign(**{person: [f"person-{c}" for c in codes[mask]]})
+                                  for part, mask in ((members, ~held), (held_rows, held)))
+        yield encoded, members, held_rows, None if codes is None else codes[~held]
 
     def fit(self, evaluate: bool = True) -> Fitted:
         """Resolve the domain (if the schema leaves one out), read the input (holding rows back
