@@ -117,8 +117,17 @@ def noise_estimates(
             continue
         median = statistics.median(column_cells(job.schema, max_bins))
         estimates.append(NoiseEstimate(stage.name, float(sigma), degree, float(median),
-                                       job.config.data.public_records))
+                                       fitted_records(job)))
     return estimates
+
+
+def fitted_records(job: Job) -> int | None:
+    """The public bound on the rows the stages count: data.public_records, and with data.person
+    at most data.public_persons · k of them (bounding keeps k rows a person); None if unknown."""
+    data = job.config.data
+    if data.public_records is None or data.person is None or data.public_persons is None:
+        return data.public_records
+    return min(data.public_records, data.public_persons * data.contribution_bound)
 
 
 def describe(estimate: NoiseEstimate) -> str:

@@ -240,3 +240,23 @@ def test_a_modelled_person_column_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="never modelled.*kind: id"):
         load_job(_write_job(tmp_path, _person_table(10, 2, 2, np.random.default_rng(0)),
                             schema))
+
+
+def test_the_release_size_follows_the_model_not_the_public_row_count(tmp_path: Path) -> None:
+    """data.public_records counts the rows before bounding: the stages never take it for the
+    bounded table's size (the released rows follow the model's noisy total)."""
+    table = _person_table(300, 3, 4, np.random.default_rng(5))
+    job = load_job(_write_job(tmp_path, table, _schema(4), rows_per_person=2,
+                              public_records=100_000, public_persons=300))
+    run = SynthesisJob(job, source=RandomSource.seeded(6)).synthesise(
+        read_input(job.data_path, job.schema))
+    assert run.state.context.public_records is None
+    assert 300 <= len(run.synthetic) <= 1200, len(run.synthetic)  # ≈ 600 bounded rows
+
+
+def test_the_row_attacks_score_one_row_per_person_without_the_key() -> None:
+    from synthpriv.evaluation.evaluate import one_row_per_person
+
+    table = pd.DataFrame({"pid": ["a", "a", "b", None, None], "x": range(5)})
+    rows = one_row_per_person(table, "pid")
+    assert list(rows.columns) == ["x"] and rows["x"].tolist() == [0, 2, 3, 4]
