@@ -191,7 +191,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "data.person: the job never bounds a person's rows (the sensitivity assumes k)"),
     Mutation(
         "person-marginals-sensitivity-not-k", "synthpriv/marginals/stage.py",
-        "k = self.context.rows_per_person  # data.person",
+        "k = self.context.rows_per_person or 1  # data.person",
         "k = 1  # data.person",
         ("tests/privacy/test_persons.py",),
         "data.person: the marginals' sensitivity not multiplied by k (noise of one row)"),

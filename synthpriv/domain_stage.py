@@ -107,7 +107,7 @@ class DomainStage(Stage):
             return StagePlan(self.name, 0.0, 0.0, [])
         noise = plan_domain_noise(rho, self.bounds, self.categories, self.delta,
                                   self.context.neighbouring, self.epsilon, self.kinds,
-                                  self.context.rows_per_person)
+                                  self.context.rows_per_person or 1)
         figures = {"sigma": noise.sigma, "noise_multiplier": noise.multiplier}
         if noise.kind_sigma is not None:
             figures["kind_sigma"] = noise.kind_sigma

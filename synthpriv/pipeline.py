@@ -58,7 +58,8 @@ def plan_context(job: Job) -> PlanContext:
         # data.person: the bounded table's row count is not public (it depends on each person's
         # rows), so the stages use their noisy count of it, never data.public_records
         public_records=None if job.config.data.person is not None else job.config.data.public_records,
-        rows_per_person=job.config.data.contribution_bound,  # public: the config's k (or 1)
+        # public: the config's k with data.person (every sensitivity × k); None: per row
+        rows_per_person=None if job.config.data.person is None else job.config.data.contribution_bound,
         # an auto column may be decided numeric: it then adapts (so the plan buys n̂ for it)
         adaptive=frozenset(c.name for c in job.schema.modelled
                            if (isinstance(c, NumericColumn) and c.adaptive)

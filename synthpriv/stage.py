@@ -45,9 +45,7 @@ class PlanContext:
     delta: float
     public_records: int | None = None
     adaptive: frozenset[str] = frozenset()  # numeric columns whose bins the data's DP counts choose
-    # rows one unit of privacy may contribute: 1 (a row) or data.rows_per_person (a person, whose
-    # rows were bounded to k before any stage reads them): every sensitivity is multiplied by it
-    rows_per_person: int = 1
+    rows_per_person: int | None = None  # k with data.person (neighbours differ by one person)
 
 
 class FrozenNoise(dict):
@@ -133,8 +131,7 @@ class PipelineState:
     synthetic: SyntheticRows | None = None  # the one synthetic output type of every recipe
     records_source: str = ""
     coarsening: Coarsening | None = None  # the adaptive domain (DP), when a stage chose one
-    # data.person: each encoded row's person (bounded: a code appears ≤ rows_per_person times)
-    person_codes: np.ndarray | None = None
+    person_codes: np.ndarray | None = None  # each encoded row's person after bounding (sensitive)
 
 
 # What stages hand each other (``Stage.requires`` / ``Stage.provides``), checked in recipe order
@@ -160,8 +157,9 @@ class Stage(ABC):
     name: ClassVar[str]
     Options: ClassVar[type[StageOptions]] = StageOptions
     spends_budget: ClassVar[bool] = True
-    # whether the stage's sensitivity follows ``context.rows_per_person`` (data.person); a stage
-    # that does not is refused with data.person when the job is planned, never run per row
+    # whether the stage's sensitivity follows ``context.rows_per_person`` (data.person: every
+    # sensitivity × k, the rows of one person, bounded before any stage reads them); a stage that
+    # does not is refused with data.person when the job is planned, never run per row
     person_level: ClassVar[bool] = False
     requires: frozenset[str] = frozenset()
     provides: frozenset[str] = frozenset()

@@ -171,7 +171,7 @@ class MarginalsStage(Stage):
     @property
     def sensitivity(self) -> Sensitivity:
         relation = self.context.neighbouring
-        k = self.context.rows_per_person  # data.person: a person's k rows (1: one row)
+        k = self.context.rows_per_person or 1  # data.person: a person's k rows (1: one row)
         return Sensitivity(histogram_l1_sensitivity(relation, k),
                            histogram_l2_sensitivity(relation, k))
 
