@@ -45,6 +45,7 @@ class PlanContext:
     delta: float
     public_records: int | None = None
     adaptive: frozenset[str] = frozenset()  # numeric columns whose bins the data's DP counts choose
+    rows_per_person: int | None = None  # k with data.person (neighbours differ by one person)
 
 
 class FrozenNoise(dict):
@@ -130,6 +131,7 @@ class PipelineState:
     synthetic: SyntheticRows | None = None  # the one synthetic output type of every recipe
     records_source: str = ""
     coarsening: Coarsening | None = None  # the adaptive domain (DP), when a stage chose one
+    person_codes: np.ndarray | None = None  # each encoded row's person after bounding (sensitive)
 
 
 # What stages hand each other (``Stage.requires`` / ``Stage.provides``), checked in recipe order
