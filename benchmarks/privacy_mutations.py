@@ -192,6 +192,13 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("tests/generators/test_dpsgd_persons.py",),
         "person level: rows sampled (and clipped) one by one at rate q, not persons"),
     Mutation(
+        "person-dpsgd-padding-unmasked", "synthpriv/generators/dpsgd.py",
+        "return (rows * (index >= 0).to(rows.dtype)).sum(dim=1)",
+        "return rows.sum(dim=1)",
+        ("tests/generators/test_dpsgd_persons.py",),
+        "person level: the padding of persons with < k rows (row 0 repeated) left in their "
+        "losses, so one person's row reaches other persons' clipped gradients"),
+    Mutation(
         "person-count-sensitivity-one", "synthpriv/generators/stage.py",
         "return COUNT_SENSITIVITY * (self.context.rows_per_person or 1)",
         "return COUNT_SENSITIVITY",
