@@ -137,6 +137,7 @@ def train_dp_sgd(
     generator: torch.Generator | None,
     optimizer: torch.optim.Optimizer | None = None,
     persons: PersonRows | None = None,
+    keep_batches: bool = False,
 ) -> TrainingLog:
     """Train ``model`` (whose ``forward`` returns one loss per row) on the rows ``codes`` with
     DP-SGD for ``settings.steps`` steps; returns the steps the optimiser took (for the Ledger).
@@ -145,6 +146,7 @@ def train_dp_sgd(
     ``optimizer`` (over ``model``'s parameters) defaults to Adam at ``settings.learning_rate``.
     ``persons`` (person level): sample persons, not rows, at rate q and bound each person's
     contribution by C; the recorded event is unchanged (q over persons, z, steps).
+    ``keep_batches`` (tests): keep each person-level batch in the log (memory: every step's rows).
     """
     if optimizer is None:
         optimizer = torch.optim.Adam(model.parameters(), lr=settings.learning_rate)
@@ -170,7 +172,8 @@ def train_dp_sgd(
                 dp_step(wrapped, private, codes, batch, settings.physical_batch)
                 continue
             block = persons.members[poisson_batch(persons.persons, settings.sample_rate, rng)]
-            log.batches.append(block)
+            if keep_batches:
+                log.batches.append(block)
             log.batch_sizes.append(int((block >= 0).sum()))
             if per_row:
                 dp_step(wrapped, private, codes, block[block >= 0], settings.physical_batch)

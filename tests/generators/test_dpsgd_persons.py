@@ -114,7 +114,7 @@ def test_batches_hold_whole_persons_sampled_at_rate_q_from_the_given_generator()
                              physical_batch=12)  # several micro-batches of whole persons
     grouping = PersonRows.from_codes(persons, K, len(persons))
     log = train_dp_sgd(model, codes, q * len(persons), settings, np.random.default_rng(6),
-                       torch.Generator().manual_seed(7), persons=grouping)
+                       torch.Generator().manual_seed(7), persons=grouping, keep_batches=True)
     assert log.steps == steps and len(log.batches) == steps
     rows_per_person = np.bincount(persons)
     sampled = []
