@@ -171,6 +171,40 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("tests/generators/test_dpsgd.py",),
         "Poisson batches drawn at twice the sampling rate the ledger records"),
     Mutation(
+        "person-dpsgd-rows-clipped-at-c", "synthpriv/generators/dpsgd.py",
+        "        clip = settings.max_grad_norm / k  # a person's ≤ k rows, each ≤ C/k, sum to ≤ C\n"
+        "        multiplier = settings.noise_multiplier * k  # Opacus' std: (z·k)·(C/k) = z·C\n",
+        "        clip, multiplier = settings.max_grad_norm, settings.noise_multiplier\n",
+        ("tests/generators/test_dpsgd_persons.py",),
+        "person level, rows clipping: each row clipped at C (not C/k) under noise z·C, so a "
+        "person's k rows move the sum by k·C"),
+    Mutation(
+        "person-dpsgd-noise-not-scaled", "synthpriv/generators/dpsgd.py",
+        "multiplier = settings.noise_multiplier * k  #",
+        "multiplier = settings.noise_multiplier  #",
+        ("tests/generators/test_dpsgd_noise.py",),
+        "person level, rows clipping: rows at C/k but the multiplier not raised to z·k: noise "
+        "z·C/k"),
+    Mutation(
+        "person-dpsgd-samples-rows", "synthpriv/generators/dpsgd.py",
+        "block = persons.members[poisson_batch(persons.persons, settings.sample_rate, rng)]",
+        "block = poisson_batch(codes.shape[0], settings.sample_rate, rng)[:, None]",
+        ("tests/generators/test_dpsgd_persons.py",),
+        "person level: rows sampled (and clipped) one by one at rate q, not persons"),
+    Mutation(
+        "person-dpsgd-padding-unmasked", "synthpriv/generators/dpsgd.py",
+        "return (rows * (index >= 0).to(rows.dtype)).sum(dim=1)",
+        "return rows.sum(dim=1)",
+        ("tests/generators/test_dpsgd_persons.py",),
+        "person level: the padding of persons with < k rows (row 0 repeated) left in their "
+        "losses, so one person's row reaches other persons' clipped gradients"),
+    Mutation(
+        "person-count-sensitivity-one", "synthpriv/generators/stage.py",
+        "return COUNT_SENSITIVITY * (self.context.rows_per_person or 1)",
+        "return COUNT_SENSITIVITY",
+        ("tests/generators/test_dpsgd_persons.py",),
+        "person level: the generator's noisy record count calibrated to sensitivity 1, not k"),
+    Mutation(
         "hold-back-fixed-size", "synthpriv/job.py",
         "return bernoulli_mask(rows, fraction, source)",
         "return np.isin(np.arange(rows), source.numpy_generator().permutation(rows)"
