@@ -252,7 +252,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "    if person is not None and row_level:",
         "    if False:",
         ("tests/privacy/test_persons.py",),
-        "data.person: a DP-SGD stage (rows, not persons) runs instead of being refused"),
+        "data.person: a stage whose sensitivity is a row's runs instead of being refused"),
     Mutation(
         "person-shadow-target-one-row", "synthpriv/evaluation/shadow.py",
         "    if persons is None:\n        rest = pool.drop",

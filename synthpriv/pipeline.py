@@ -126,9 +126,9 @@ def check_person_level(job: Job, recipe: str, stages: list[Stage]) -> None:
     if person is not None and row_level:
         raise ConfigError(
             f"{job.source}: data.person is set, but recipe '{recipe}' has stage(s) {row_level} "
-            "that bound one row, not one person (DP-SGD samples rows). Use a marginal recipe "
-            "(aim, mst, independent) with data.person, or remove data.person for a per-row "
-            "guarantee.")
+            "whose sensitivity is one row's, not one person's. Use a recipe whose stages are "
+            "all person-level (aim, mst, independent, dpsgd, hybrid) with data.person, or remove "
+            "data.person for a per-row guarantee.")
 
 
 def resolve_domain(

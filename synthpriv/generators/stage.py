@@ -112,6 +112,7 @@ class GeneratorStage(Stage):
     name = "generator"
     Options = GeneratorOptions
     provides = frozenset({"model"})
+    person_level = True  # samples persons, bounds each by C; its count's sensitivity is k
 
     @property
     def requires(self) -> frozenset[str]:  # type: ignore[override]

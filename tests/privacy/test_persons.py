@@ -24,10 +24,12 @@ from synthpriv.errors import ConfigError
 from synthpriv.job import SynthesisJob, held_mask
 from synthpriv.marginals.stage import MarginalsStage
 from synthpriv.persons import bound_persons
+from synthpriv.pipeline import check_person_level
 from synthpriv.privacy.accountant import DiscreteGaussianEvent
 from synthpriv.privacy.domain_budget import plan_domain_noise
 from synthpriv.privacy.partition import discrete_gaussian_tails, selection_delta
 from synthpriv.privacy.randomness import RandomSource
+from synthpriv.sampling import SampleStage
 from synthpriv.stage import PlanContext
 
 RELATIONS = ("add_remove", "replace_one")
@@ -227,11 +229,38 @@ def test_whole_persons_are_held_back(tmp_path: Path) -> None:
     assert 20 < held[:, 0].sum() < 100
 
 
-def test_a_dpsgd_stage_is_refused_with_data_person(tmp_path: Path) -> None:
+class RowLevelStage(SampleStage):
+    """A stage whose sensitivity is one row's (not registered: for the refusal only)."""
+
+    person_level = False
+
+
+def test_a_row_level_stage_is_refused_with_data_person(tmp_path: Path) -> None:
     job = load_job(_write_job(tmp_path, _person_table(10, 2, 2, np.random.default_rng(0)),
-                              _schema(2), recipe="dpsgd"))
-    with pytest.raises(ConfigError, match="data.person is set.*'generator'"):
-        SynthesisJob(job).planned  # noqa: B018
+                              _schema(2)))
+    stage = RowLevelStage({}, PlanContext(Domain.from_sizes({"c": 2}), "add_remove", 1e-6), "t")
+    with pytest.raises(ConfigError, match="data.person is set.*'sample'"):
+        check_person_level(job, "custom", [stage])
+
+
+@pytest.mark.slow  # ~30 s on the shared machine: torch, the DP-SGD plan's calibration, training
+def test_a_dpsgd_job_with_data_person_trains_on_bounded_persons(tmp_path: Path) -> None:
+    """The wiring of the DP-SGD stage (synthpriv/generators, branch persondpsgd): the job hands
+    it k and the bounded rows' person codes; it records q over persons."""
+    from synthpriv.privacy.accountant import SubsampledGaussianEvent
+
+    job = load_job(_write_job(
+        tmp_path, _person_table(200, 4, 3, np.random.default_rng(0)), _schema(3), recipe="dpsgd",
+        rows_per_person=2))
+    options = {"epochs": 0.2, "sample_rate": 0.1, "hidden": 8, "records_from": "measure"}
+    job.config.pipeline.stages["generator"] = options
+    runner = SynthesisJob(job, source=RandomSource.seeded(3))
+    run = runner.synthesise(read_input(job.data_path, job.schema))
+    codes = run.state.person_codes
+    assert codes is not None and len(codes) == run.state.data.records == 400
+    assert np.bincount(codes).max() == 2
+    (training,) = [e for e in run.ledger.events if isinstance(e, SubsampledGaussianEvent)]
+    assert training.sample_rate == 0.1 and len(run.synthetic) > 0
 
 
 def test_a_modelled_person_column_is_refused(tmp_path: Path) -> None:
