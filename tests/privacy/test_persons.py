@@ -289,3 +289,19 @@ def test_the_row_attacks_score_one_row_per_person_without_the_key() -> None:
     table = pd.DataFrame({"pid": ["a", "a", "b", None, None], "x": range(5)})
     rows = one_row_per_person(table, "pid")
     assert list(rows.columns) == ["x"] and rows["x"].tolist() == [0, 2, 3, 4]
+
+
+def test_the_python_api_bounds_persons(tmp_path: Path) -> None:
+    from synthpriv import Synthesizer
+
+    table = _person_table(300, 4, 3, np.random.default_rng(8))
+    synth = Synthesizer(_schema(3), epsilon=1.0, recipe="independent", person="pid",
+                        rows_per_person=2, seed=4)
+    synth.fit(table)
+    rows = synth.sample(50)
+    assert not rows["pid"].astype(str).str.startswith("SECRET-").any()
+    folder = synth.release(tmp_path / "api", force=True)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert manifest["guarantee"]["unit"] == "person"
+    assert manifest["guarantee"]["rows_per_person"] == 2
+    assert 400 < manifest["records"]["released"] < 800  # ≈ 300 persons × 2 rows, not 1,200
