@@ -305,3 +305,23 @@ def test_the_python_api_bounds_persons(tmp_path: Path) -> None:
     assert manifest["guarantee"]["unit"] == "person"
     assert manifest["guarantee"]["rows_per_person"] == 2
     assert 400 < manifest["records"]["released"] < 800  # ≈ 300 persons × 2 rows, not 1,200
+
+
+def test_plan_and_terminal_state_the_guarantee_per_person(tmp_path: Path, capsys) -> None:
+    from synthpriv.cli import main
+
+    table = _person_table(100, 5, 3, np.random.default_rng(9))
+    config = _write_job(tmp_path, table, _schema(3), rows_per_person=2, public_records=520,
+                        public_persons=100)  # public figures: a bound, not the table's count
+    assert main(["plan", str(config)]) == 0
+    plan = capsys.readouterr()
+    assert "(add_remove, per person (up to 2 rows))" in plan.out
+    # the cost, from public figures: 520 rows − 100 persons × 2 = 320 dropped at least (62 %)
+    assert "WARNING: data.person 'pid'" in plan.err and "at least 320 rows (62%" in plan.err
+    assert main(["run", str(config), "--quiet"]) == 0
+    run = capsys.readouterr()
+    assert "per person (up to 2 rows)" in run.out
+    assert "dropped 300 row(s)" in run.err  # the exact count: the operator's terminal only
+    release = "".join(p.read_text(errors="replace") for p in (tmp_path / "out").rglob("*")
+                      if p.is_file())
+    assert "300 row" not in release and "dropped 300" not in release
