@@ -3,7 +3,9 @@ estimate one model consistent with the measurements.
 
 Sensitivity: each marginal is a histogram of L2 sensitivity Δ = 1 under add/remove (√2 under
 replace-one); measuring k marginals with noise σ each costs k·Δ²/(2σ²) zCDP. Selection scores are
-L1 errors of marginals, of sensitivity 1 under add/remove (2 under replace-one).
+L1 errors of marginals, of sensitivity 1 under add/remove (2 under replace-one). Per person
+(data.person, each person bounded to k rows before any stage reads the table) every one of these
+is k times as large (``context.rows_per_person``: a person's k rows may fall in one cell).
 
 Selections, one class each over the shared select–measure–estimate base ``MarginalsStage``,
 listed in ``SELECTIONS`` (the recipe's ``stage: marginals`` with ``selection: NAME`` builds
