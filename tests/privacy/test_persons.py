@@ -325,3 +325,16 @@ def test_plan_and_terminal_state_the_guarantee_per_person(tmp_path: Path, capsys
     release = "".join(p.read_text(errors="replace") for p in (tmp_path / "out").rglob("*")
                       if p.is_file())
     assert "300 row" not in release and "dropped 300" not in release
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    ({"rows_per_person": 2}, "need data.person"),
+    ({"person": "pid", "engine": "dask"}, "'dask' engine keeps rows"),
+])
+def test_person_keys_are_checked_with_the_fix(tmp_path: Path, data: dict, message: str) -> None:
+    from synthpriv.config import validate_job
+
+    config = {"name": "p", "data": {"path": "t.csv", "schema": _schema(2), **data},
+              "budget": {"epsilon": 1.0}}
+    with pytest.raises(ConfigError, match=message):
+        validate_job(config, "test")
