@@ -305,13 +305,10 @@ class SynthesisJob:
         with self.step("read"):
             return read_input(self.job.data_path, self.job.schema, self.job.config.data.chunk_rows)
 
-    def split(
-        self, real: pd.DataFrame, codes: np.ndarray | None = None
-    ) -> tuple[pd.DataFrame, pd.DataFrame | None]:
-        """The fitted rows and the rows held back for evaluation (None when nothing is); with
-        ``codes`` (data.person) whole persons are held back."""
+    def split(self, real: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+        """The fitted rows and the rows held back for evaluation (None when nothing is)."""
         with self.step("hold-back"):
-            return hold_back(self.job, real, self.source, codes)
+            return hold_back(self.job, real, self.source)
 
     def bounded(
         self, table: pd.DataFrame | None, source: RandomSource | None = None
