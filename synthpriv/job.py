@@ -306,9 +306,12 @@ class SynthesisJob:
             return read_input(self.job.data_path, self.job.schema, self.job.config.data.chunk_rows)
 
     def split(self, real: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame | None]:
-        """The fitted rows and the rows held back for evaluation (None when nothing is)."""
+        """The fitted rows and the rows held back for evaluation (None when nothing is); with
+        data.person, whole persons (the table's person keys, read for evaluation only)."""
+        person = self.job.config.data.person
+        codes = None if person is None else pd.factorize(real[person], use_na_sentinel=False)[0]
         with self.step("hold-back"):
-            return hold_back(self.job, real, self.source)
+            return hold_back(self.job, real, self.source, codes)
 
     def bounded(
         self, table: pd.DataFrame | None, source: RandomSource | None = None
