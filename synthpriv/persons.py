@@ -102,14 +102,14 @@ def hold_back_persons(codes: np.ndarray, held_persons: np.ndarray) -> np.ndarray
     return held_persons[codes] if len(codes) else np.zeros(0, dtype=bool)
 
 
-def relation_phrase(neighbouring: str, person: str | None, rows_per_person: int) -> str:
-    """What neighbouring tables differ by, in words (manifest statement, plan, terminal)."""
+def relation_phrase(row_phrase: str, person: str | None, rows_per_person: int) -> str:
+    """What neighbouring tables differ by, in words (the manifest's statement): the relation's
+    phrase per row (``runner.RELATIONS``), made per person with data.person."""
     if person is None:
-        return {"add_remove": "adding or removing one row",
-                "replace_one": "replacing one row"}[neighbouring]
+        return row_phrase
     rows = f"all rows of one person (column '{person}'; up to {rows_per_person} rows each)"
-    return {"add_remove": f"adding or removing {rows}",
-            "replace_one": f"replacing {rows} by another person's"}[neighbouring]
+    phrase = row_phrase.replace("one row", rows)
+    return phrase + " by another person's" if phrase.startswith("replacing") else phrase
 
 
 def relation_label(neighbouring: str, person: str | None, rows_per_person: int) -> str:

@@ -119,7 +119,7 @@ def build_guarantee(job: Job, reported: float, seeded: bool) -> dict:
         "chosen at random, before anything was counted)")
     statement = GUARANTEE.format(
         epsilon=reported, delta=budget.delta, unit=unit,
-        relation=relation_phrase(budget.neighbouring, data.person, k))
+        relation=relation_phrase(RELATIONS[budget.neighbouring], data.person, k))
     person = {} if data.person is None else {
         "unit": "person", "person_column": data.person, "rows_per_person": k,
         "relation": relation_label(budget.neighbouring, data.person, k)}

@@ -338,3 +338,13 @@ def test_person_keys_are_checked_with_the_fix(tmp_path: Path, data: dict, messag
               "budget": {"epsilon": 1.0}}
     with pytest.raises(ConfigError, match=message):
         validate_job(config, "test")
+
+
+def test_the_relation_in_words_per_person() -> None:
+    from synthpriv.persons import relation_phrase
+    from synthpriv.runner import RELATIONS
+
+    assert relation_phrase(RELATIONS["add_remove"], None, 1) == "adding or removing one row"
+    assert relation_phrase(RELATIONS["add_remove"], "pid", 3) == (
+        "adding or removing all rows of one person (column 'pid'; up to 3 rows each)")
+    assert relation_phrase(RELATIONS["replace_one"], "pid", 2).endswith("by another person's")
