@@ -28,7 +28,8 @@ bound a person's contribution (``DpSgdSettings.person_clipping``):
   ‖Σ_t g_t a_tᵀ‖² = Σ_{s,t} (g_s·g_t)(a_s·a_t), Opacus' sequence case) and clips it to C.
 * ``"rows"``: each row clipped to C/k, so any ≤ k rows of a person sum to norm ≤ C; the noise
   multiplier given to Opacus is z·k so that its std (z·k)·(C/k) is still z·C. Looser: a person
-  whose rows' gradients disagree gets less than C of signal.
+  with fewer than k rows, or with one row of large gradient, contributes less than the C the
+  person bound allows (measured in benchmarks/README.md, "Person-level DP-SGD").
 
 The expected-batch divisor stays q·N̂ with N̂ the (public or DP) row count: each row joins with
 probability q, its person's. The number of persons is read only by the sampling loop (one coin
