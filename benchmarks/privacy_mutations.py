@@ -100,8 +100,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "categories kept by their exact count against the threshold"),
     Mutation(
         "threshold-delta-not-split", "synthpriv/privacy/domain_budget.py",
-        "sigma, delta / len(discovered), neighbouring, epsilon)",
-        "sigma, delta, neighbouring, epsilon)",
+        "sigma, delta / len(discovered), neighbouring, epsilon, rows_per_person)",
+        "sigma, delta, neighbouring, epsilon, rows_per_person)",
         ("tests/privacy/test_domain_randomness.py", "tests/privacy/test_domain_mechanisms.py"),
         "each discovered column's threshold takes the whole δ share (not split over columns)"),
     Mutation(
@@ -112,14 +112,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "add/remove δ of a threshold priced for a new value of count 0, not 1"),
     Mutation(
         "replace-one-l2-sensitivity", "synthpriv/privacy/mechanisms.py",
-        "        return math.sqrt(2.0)",
-        "        return 1.0",
+        "        return _bound(rows_per_person) * math.sqrt(2.0)",
+        "        return float(_bound(rows_per_person))",
         ("tests/privacy/test_noise_scales.py",),
         "a histogram's L2 sensitivity under replace-one taken as 1 (is √2)"),
     Mutation(
         "replace-one-l1-sensitivity", "synthpriv/privacy/mechanisms.py",
-        '    if neighbouring == "replace_one":\n        return 2.0',
-        '    if neighbouring == "replace_one":\n        return 1.0',
+        '    if neighbouring == "replace_one":\n        return 2.0 * _bound(rows_per_person)',
+        '    if neighbouring == "replace_one":\n        return 1.0 * _bound(rows_per_person)',
         ("tests/privacy/test_noise_scales.py",),
         "a histogram's L1 sensitivity (selection scores) under replace-one taken as 1 (is 2)"),
     Mutation(
@@ -171,12 +171,94 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("tests/generators/test_dpsgd.py",),
         "Poisson batches drawn at twice the sampling rate the ledger records"),
     Mutation(
+        "person-dpsgd-rows-clipped-at-c", "synthpriv/generators/dpsgd.py",
+        "        clip = settings.max_grad_norm / k  # a person's ≤ k rows, each ≤ C/k, sum to ≤ C\n"
+        "        multiplier = settings.noise_multiplier * k  # Opacus' std: (z·k)·(C/k) = z·C\n",
+        "        clip, multiplier = settings.max_grad_norm, settings.noise_multiplier\n",
+        ("tests/generators/test_dpsgd_persons.py",),
+        "person level, rows clipping: each row clipped at C (not C/k) under noise z·C, so a "
+        "person's k rows move the sum by k·C"),
+    Mutation(
+        "person-dpsgd-noise-not-scaled", "synthpriv/generators/dpsgd.py",
+        "multiplier = settings.noise_multiplier * k  #",
+        "multiplier = settings.noise_multiplier  #",
+        ("tests/generators/test_dpsgd_noise.py",),
+        "person level, rows clipping: rows at C/k but the multiplier not raised to z·k: noise "
+        "z·C/k"),
+    Mutation(
+        "person-dpsgd-samples-rows", "synthpriv/generators/dpsgd.py",
+        "block = persons.members[poisson_batch(persons.persons, settings.sample_rate, rng)]",
+        "block = poisson_batch(codes.shape[0], settings.sample_rate, rng)[:, None]",
+        ("tests/generators/test_dpsgd_persons.py",),
+        "person level: rows sampled (and clipped) one by one at rate q, not persons"),
+    Mutation(
+        "person-dpsgd-padding-unmasked", "synthpriv/generators/dpsgd.py",
+        "return (rows * (index >= 0).to(rows.dtype)).sum(dim=1)",
+        "return rows.sum(dim=1)",
+        ("tests/generators/test_dpsgd_persons.py",),
+        "person level: the padding of persons with < k rows (row 0 repeated) left in their "
+        "losses, so one person's row reaches other persons' clipped gradients"),
+    Mutation(
+        "person-count-sensitivity-one", "synthpriv/generators/stage.py",
+        "return COUNT_SENSITIVITY * (self.context.rows_per_person or 1)",
+        "return COUNT_SENSITIVITY",
+        ("tests/generators/test_dpsgd_persons.py",),
+        "person level: the generator's noisy record count calibrated to sensitivity 1, not k"),
+    Mutation(
         "hold-back-fixed-size", "synthpriv/job.py",
-        "held = bernoulli_mask(len(real), job.config.evaluation.holdout_fraction, source)",
-        "held = np.isin(np.arange(len(real)), source.numpy_generator().permutation(len(real))"
-        "[:round(job.config.evaluation.holdout_fraction * len(real))])",
+        "return bernoulli_mask(rows, fraction, source)",
+        "return np.isin(np.arange(rows), source.numpy_generator().permutation(rows)"
+        "[:round(fraction * rows)])",
         ("tests/privacy/test_hold_back.py",),
         "a hold-back of fixed size round(f·n): adding a row can replace a fitted one"),
+    Mutation(
+        "person-bounding-first-k", "synthpriv/persons.py",
+        "priority = source.uniform_words(len(table))",
+        "priority = np.arange(len(table), dtype=np.uint64)",
+        ("tests/privacy/test_persons.py",),
+        "data.person: each person keeps its first k rows, not k chosen by the CSPRNG"),
+    Mutation(
+        "person-bounding-skipped", "synthpriv/job.py",
+        "bound = bound_persons(table, person, self.job.config.data.contribution_bound,",
+        "bound = bound_persons(table, person, 10**9,",
+        ("tests/privacy/test_persons.py",),
+        "data.person: the job never bounds a person's rows (the sensitivity assumes k)"),
+    Mutation(
+        "person-marginals-sensitivity-not-k", "synthpriv/marginals/stage.py",
+        "k = self.context.rows_per_person or 1  # data.person",
+        "k = 1  # data.person",
+        ("tests/privacy/test_persons.py",),
+        "data.person: the marginals' sensitivity not multiplied by k (noise of one row)"),
+    Mutation(
+        "person-domain-sensitivity-not-k", "synthpriv/privacy/domain_budget.py",
+        "sensitivity = histogram_l2_sensitivity(neighbouring, rows_per_person)",
+        "sensitivity = histogram_l2_sensitivity(neighbouring)",
+        ("tests/privacy/test_persons.py",),
+        "data.person: the domain step's histograms (kinds, bounds, categories) at one row's noise"),
+    Mutation(
+        "person-threshold-delta-row-level", "synthpriv/privacy/partition.py",
+        "    if rows_per_person > 1:  # up to k count-0 values",
+        "    if False:  # up to k count-0 values",
+        ("tests/privacy/test_persons.py",),
+        "data.person: discovery thresholds' δ as for one row (one new value of count 1)"),
+    Mutation(
+        "person-holdback-per-row", "synthpriv/job.py",
+        "    return hold_back_persons(codes, bernoulli_mask(persons, fraction, source))",
+        "    return bernoulli_mask(rows, fraction, source)",
+        ("tests/privacy/test_persons.py",),
+        "data.person: the hold-back splits a person's rows between fitted and held back"),
+    Mutation(
+        "person-row-level-stage-not-refused", "synthpriv/pipeline.py",
+        "    if person is not None and row_level:",
+        "    if False:",
+        ("tests/privacy/test_persons.py",),
+        "data.person: a stage whose sensitivity is a row's runs instead of being refused"),
+    Mutation(
+        "person-shadow-target-one-row", "synthpriv/evaluation/shadow.py",
+        "    if persons is None:\n        rest = pool.drop",
+        "    if True:\n        rest = pool.drop",
+        ("tests/evaluation/test_shadow.py",),
+        "data.person: the shadow attack's target is one row, not a whole person"),
 )
 
 

@@ -13,7 +13,9 @@ library) and each is audited on the setting whose boundary it crosses:
 * ``exact_masses``: the exact fine counts saved as decoding masses in model.npz;
 * ``exact_bounds``: DP bounds read from the exact bucket counts (no noise, so no occupancy
   allowance for it);
-* ``half_noise``: DP-SGD run at half the noise multiplier the ledger records.
+* ``half_noise``: DP-SGD run at half the noise multiplier the ledger records;
+* ``unbounded_persons``: data.person without the bounding (a person keeps all its rows, the
+  sensitivity still k).
 
 Each line of the output (and of ``--out``, JSON lines): ledger ε, certified ε (the largest
 view; each view's bound at level α/k), the bound of every view, runs per side, seconds.
@@ -149,13 +151,28 @@ def half_noise() -> Iterator[None]:
         yield
 
 
+@contextlib.contextmanager
+def unbounded_persons() -> Iterator[None]:
+    """data.person: each person keeps all its rows (the sensitivity still assumes k)."""
+    from synthpriv import job as job_module
+
+    original = job_module.bound_persons
+
+    def bound_persons(table, column, rows_per_person, source):
+        return original(table, column, 10**9, source)
+
+    with patched(job_module, "bound_persons", bound_persons):
+        yield
+
+
 MUTATIONS = {"none": contextlib.nullcontext, "true_n": true_n, "exact_bins": exact_bins,
              "exact_masses": exact_masses, "exact_bounds": exact_bounds,
-             "half_noise": half_noise}
+             "half_noise": half_noise, "unbounded_persons": unbounded_persons}
 # Each mutation on the setting whose boundary it crosses, and each setting unmutated.
 CASES = ("grid:none", "grid:true_n", "point_mass:none", "point_mass:exact_bins",
          "point_mass:exact_masses", "far_canary:none", "far_canary:exact_bounds",
-         "discovered_category:none", "dpsgd:none", "dpsgd:half_noise")
+         "discovered_category:none", "dpsgd:none", "dpsgd:half_noise", "person:none",
+         "person:unbounded_persons")
 
 
 def audit_case(case: str, runs: int, epsilon: float, alpha: float, selection_fraction: float,

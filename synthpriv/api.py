@@ -69,7 +69,9 @@ class Synthesizer:
     (default), mst, independent, dpsgd, hybrid, or a recipe file. Stage options are keyword
     arguments named after the stage: ``marginals={"max_bins": 16}``. ``records``: rows to
     release (default: the public count, else the DP estimate); ``public_records``: the input's
-    row count when it is public. ``seed``: a research seed (the release is then NOT private).
+    row count when it is public. ``person``, ``rows_per_person``: the column that identifies a
+    person and the most rows one contributes (``data.person``: the guarantee is then per person;
+    docs/privacy.md). ``seed``: a research seed (the release is then NOT private).
     ``progress``: show the fit's steps on stderr (a tqdm bar).
     """
 
@@ -77,7 +79,8 @@ class Synthesizer:
         self, schema: Schema | Mapping[str, Any] | str | Path | None = None, epsilon: float = 1.0,
         delta: float = 1e-6, recipe: str = "aim", *, neighbouring: str | None = None,
         records: int | None = None, public_records: int | None = None, seed: int | None = None,
-        name: str = "synthpriv", progress: bool = False, **stages: Mapping[str, Any],
+        name: str = "synthpriv", progress: bool = False, person: str | None = None,
+        rows_per_person: int | None = None, **stages: Mapping[str, Any],
     ) -> None:
         from synthpriv.schema import Schema
 
@@ -96,7 +99,9 @@ class Synthesizer:
         self._config: dict[str, Any] = {
             "name": name,
             "data": {"path": IN_MEMORY, "schema": schema if isinstance(schema, Path | None)
-                     else dict(schema), "public_records": public_records},
+                     else dict(schema), "public_records": public_records,
+                     **({} if person is None else {"person": person,
+                                                   "rows_per_person": rows_per_person})},
             "budget": {"epsilon": epsilon, "delta": delta,
                        **({} if neighbouring is None else {"neighbouring": neighbouring})},
             "pipeline": {"recipe": recipe, "stages": {k: dict(v) for k, v in stages.items()},

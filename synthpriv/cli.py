@@ -92,6 +92,10 @@ def command_run(args: argparse.Namespace) -> int:
         print(f"note: {count} value(s) of '{name}' outside its bounds [{column.lower:g}, "
               f"{column.upper:g}] were clipped to them (this count is for you, not in the release)",
               file=sys.stderr)
+    if runner.dropped is not None:  # data-dependent: stderr only, never released
+        print(f"note: bounding each person to data.rows_per_person = "
+              f"{job.config.data.contribution_bound} row(s) dropped {runner.dropped} row(s) (this "
+              "count is for you, not in the release)", file=sys.stderr)
     for line in guarantee_lines(result.manifest):
         print(line)
     print(f"synthetic data: {result.out_dir / 'synthetic.csv'}")

@@ -17,7 +17,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from synthpriv.errors import ConfigError, DataError, SchemaError, SynthprivError
 from synthpriv.schema import Schema, load_schema, parse_schema, safe_load_yaml, yaml_problem
@@ -26,6 +33,9 @@ from synthpriv.validation import describe_validation_error
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+DEFAULT_ROWS_PER_PERSON = 3  # a public constant, not tuned on any table: noise σ scales by it
 
 
 class DataConfig(_Strict):
@@ -49,6 +59,43 @@ class DataConfig(_Strict):
         "none starts a local cluster of 'workers' processes",
     )
     workers: int = Field(default=2, ge=1, description="dask only: local cluster's worker processes")
+    person: str | None = Field(
+        default=None, description="the column that identifies a person: the guarantee is then per "
+        "person (neighbouring tables differ by all rows of one person, up to rows_per_person), "
+        "each person keeps at most rows_per_person rows chosen at random, and the column is never "
+        "modelled (released as fresh ids if its kind is id, else empty)",
+    )
+    rows_per_person: int | None = Field(
+        default=None, ge=1, description="with data.person: the most rows one person contributes "
+        f"(every mechanism's sensitivity is multiplied by it); none: {DEFAULT_ROWS_PER_PERSON}, "
+        "a public constant (synthpriv.config.DEFAULT_ROWS_PER_PERSON)",
+    )
+    public_persons: int | None = Field(
+        default=None, ge=1, description="with data.person: the number of persons, if public; with "
+        "public_records the plan then says how much of the table bounding to rows_per_person "
+        "drops at least",
+    )
+
+    @model_validator(mode="after")
+    def _person_keys(self) -> DataConfig:
+        if self.person is None and (self.rows_per_person is not None
+                                    or self.public_persons is not None):
+            raise ValueError(
+                "data.rows_per_person and data.public_persons need data.person (the column that "
+                "identifies a person); set data.person, or remove them")
+        if self.person is not None and self.engine == "dask":
+            raise ValueError(
+                "data.person needs all of a person's rows on this machine to bound them; the "
+                "'dask' engine keeps rows on its workers. Use data.engine: local with data.person")
+        return self
+
+    @property
+    def contribution_bound(self) -> int:
+        """Rows one person may contribute: 1 without data.person (the guarantee is per row),
+        else data.rows_per_person or the public default. Public: read from the config only."""
+        if self.person is None:
+            return 1
+        return self.rows_per_person or DEFAULT_ROWS_PER_PERSON
 
 
 DEFAULT_DELTA = 1e-6
@@ -184,6 +231,10 @@ class Job:
             self.schema: Schema = load_schema(self.resolve(raw_schema))
         else:
             self.schema = parse_schema(raw_schema, f"{source}: data.schema")
+        if config.data.person is not None:  # its keys are read to bound persons, never modelled
+            from synthpriv.persons import person_schema
+
+            self.schema = person_schema(self.schema, config.data.person, source)
         target = config.evaluation.target
         if target is not None and target not in self.schema.names:
             raise ConfigError(

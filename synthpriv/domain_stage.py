@@ -22,7 +22,9 @@ the job's one Ledger:
   histogram does not depend on the kind, so the plan fixes it before any data is read).
 
 Sensitivity: each row is in one bucket / one value per column, so each histogram has L2
-sensitivity 1 under add/remove (√2 under replace-one). The other stages are then planned and
+sensitivity 1 under add/remove (√2 under replace-one); per person (data.person: at most k rows
+each, bounded before this step reads the table) k times that, and the discovery thresholds take
+the per-person δ (synthpriv.privacy.partition). The other stages are then planned and
 run on the resolved schema: their noise depends on the number of columns only (public).
 """
 
@@ -88,6 +90,7 @@ class DomainStage(Stage):
     pipeline puts it first whenever the schema leaves a domain out."""
 
     name = "domain"
+    person_level = True  # sensitivity × context.rows_per_person (synthpriv.persons)
 
     def __init__(self, job: Job, context: PlanContext) -> None:
         super().__init__({}, context, job.source)
@@ -103,7 +106,8 @@ class DomainStage(Stage):
         if rho <= 0:
             return StagePlan(self.name, 0.0, 0.0, [])
         noise = plan_domain_noise(rho, self.bounds, self.categories, self.delta,
-                                  self.context.neighbouring, self.epsilon, self.kinds)
+                                  self.context.neighbouring, self.epsilon, self.kinds,
+                                  self.context.rows_per_person or 1)
         figures = {"sigma": noise.sigma, "noise_multiplier": noise.multiplier}
         if noise.kind_sigma is not None:
             figures["kind_sigma"] = noise.kind_sigma

@@ -36,6 +36,7 @@ from synthpriv.domain_stage import conform
 from synthpriv.encoding import TableEncoder
 from synthpriv.engines import open_counts
 from synthpriv.errors import BudgetError
+from synthpriv.persons import bound_persons, hold_back_persons
 from synthpriv.pipeline import plan_job, resolve_domain, run_stages
 from synthpriv.plan import Plan
 from synthpriv.privacy.accountant import Ledger
@@ -193,7 +194,7 @@ def holds_back(job: Job, evaluate: bool = True) -> bool:
 
 
 def hold_back(
-    job: Job, real: pd.DataFrame, source: RandomSource
+    job: Job, real: pd.DataFrame, source: RandomSource, codes: np.ndarray | None = None
 ) -> tuple[pd.DataFrame, pd.DataFrame | None]:
     """Hold back each row independently with probability ``evaluation.holdout_fraction`` (when
     the config names no holdout file), so the attacks have real non-members; the generator never
@@ -204,11 +205,25 @@ def hold_back(
     the input gives an add/remove neighbour (or the same table) to the stages, and the release
     stays (ε, δ)-DP with respect to the whole input. A split of fixed size round(f·n) would not:
     adding x could *replace* a fitted row by x (privacy review, issue 12). The number of rows
-    fitted is therefore Binomial(n, 1 − f), not a function of n, and nothing is refused on it."""
+    fitted is therefore Binomial(n, 1 − f), not a function of n, and nothing is refused on it.
+
+    With data.person, ``codes`` (each row's person, after bounding) make the coin one per person:
+    a person is wholly fitted or wholly held back (the evaluation's members are persons), and an
+    added person's rows are all fitted or none."""
     if not holds_back(job):
         return real, None
-    held = bernoulli_mask(len(real), job.config.evaluation.holdout_fraction, source)
+    held = held_mask(job, len(real), source, codes)
     return (real.loc[~held].reset_index(drop=True), real.loc[held].reset_index(drop=True))
+
+
+def held_mask(job: Job, rows: int, source: RandomSource, codes: np.ndarray | None) -> np.ndarray:
+    """``hold_back``'s coins: one per row, or one per person when ``codes`` gives the rows'
+    persons (data.person)."""
+    fraction = job.config.evaluation.holdout_fraction
+    if codes is None:
+        return bernoulli_mask(rows, fraction, source)
+    persons = int(codes.max()) + 1 if len(codes) else 0
+    return hold_back_persons(codes, bernoulli_mask(persons, fraction, source))
 
 
 def bernoulli_mask(size: int, probability: float, source: RandomSource) -> np.ndarray:
@@ -239,6 +254,7 @@ class SynthesisJob:
         self.hooks = hooks or Hooks()
         self.timings: dict[str, float] = {}
         self.clipped: dict[str, int] = {}  # values clipped to bounds, by column: terminal only
+        self.dropped: int | None = None  # data.person: rows bounding dropped (terminal only)
         if planned is not None:
             self.__dict__["planned"] = planned  # the cached_property's slot
 
@@ -247,7 +263,7 @@ class SynthesisJob:
         source: each worker then reuses the parent's plan instead of planning again."""
         self.planned  # noqa: B018 - computed here so the copy carries it
         state = dict(self.__dict__)
-        state.update(hooks=Hooks(), source=None, timings={}, clipped={})
+        state.update(hooks=Hooks(), source=None, timings={}, clipped={}, dropped=None)
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -290,9 +306,33 @@ class SynthesisJob:
             return read_input(self.job.data_path, self.job.schema, self.job.config.data.chunk_rows)
 
     def split(self, real: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame | None]:
-        """The fitted rows and the rows held back for evaluation (None when nothing is)."""
+        """The fitted rows and the rows held back for evaluation (None when nothing is); with
+        data.person, whole persons (the table's person keys, read for evaluation only)."""
+        person = self.job.config.data.person
+        codes = None if person is None else pd.factorize(real[person], use_na_sentinel=False)[0]
         with self.step("hold-back"):
-            return hold_back(self.job, real, self.source)
+            return hold_back(self.job, real, self.source, codes)
+
+    def bounded(
+        self, table: pd.DataFrame | None, source: RandomSource | None = None
+    ) -> tuple[pd.DataFrame | None, np.ndarray | None]:
+        """With data.person: the input (``table``, else the file read whole) with at most
+        data.rows_per_person rows per person, chosen by the CSPRNG, its person column blanked,
+        and each kept row's person code (synthpriv.persons) — the one place persons are
+        bounded, before anything counts. The rows dropped go to ``dropped`` (terminal only).
+        Without data.person: ``(table, None)``, untouched."""
+        person = self.job.config.data.person
+        if person is None:
+            return table, None
+        if table is None:
+            with self.step("read"):
+                table = read_input(self.job.data_path, self.job.schema,
+                                   self.job.config.data.chunk_rows)
+        with self.step("bound persons"):
+            bound = bound_persons(table, person, self.job.config.data.contribution_bound,
+                                  self.source if source is None else source)
+        self.dropped = bound.dropped
+        return bound.table, bound.codes
 
     def columns(self) -> list[str]:
         """The input's column names in its own order (the release keeps that order)."""
@@ -319,21 +359,25 @@ class SynthesisJob:
         order, are drawn when read (``run.synthetic.to_frame()``)."""
         source = self.source if source is None else source
         ledger = Ledger(self.job.config.budget.neighbouring)
-        job, planned = self.resolve(ledger, source, table)
-        encoded = TableEncoder(job.schema).encode(conform(table, job.schema))
-        run = self.run_stages(job, planned, encoded, source, ledger)
+        bounded, codes = self.bounded(table, source)  # data.person: ≤ k rows each
+        job, planned = self.resolve(ledger, source, bounded)
+        encoded = TableEncoder(job.schema).encode(conform(bounded, job.schema))
+        run = self.run_stages(job, planned, encoded, source, ledger, codes)
         run.synthetic.in_order(list(table.columns))
         return run
 
     def run_stages(
-        self, job: Job, planned: Planned, data: CountSource, source: RandomSource, ledger: Ledger
+        self, job: Job, planned: Planned, data: CountSource, source: RandomSource, ledger: Ledger,
+        person_codes: np.ndarray | None = None,
     ) -> Synthesis:
         """The recipe's stages on ``data`` (encoded counts of ``job``'s resolved schema),
-        charging ``ledger`` (which holds the domain step's events, if any), each timed."""
+        charging ``ledger`` (which holds the domain step's events, if any), each timed;
+        ``person_codes`` (data.person): each encoded row's person, for stages that sample
+        persons."""
         plan, stages = planned
         state = PipelineState(
             context=stages[-1][0].context, encoder=TableEncoder(job.schema), data=data,
-            requested_records=job.config.pipeline.records,
+            requested_records=job.config.pipeline.records, person_codes=person_codes,
         )
         ledger = run_stages(stages, plan, state, source, ledger, step=self.step)
         if state.synthetic is None:  # check_contracts refuses such a recipe when it is planned
@@ -342,29 +386,41 @@ class SynthesisJob:
 
     @contextlib.contextmanager
     def open_input(
-        self, job: Job, evaluate: bool = True
-    ) -> Iterator[tuple[CountSource, pd.DataFrame | None, pd.DataFrame | None]]:
-        """The input encoded on ``job``'s (resolved) schema, with the fitted and the held-back
-        rows when a hold-back split the table. A hold-back and an in-memory table read the table
-        whole; otherwise the configured engine streams counts."""
+        self, job: Job, evaluate: bool = True, table: pd.DataFrame | None = None,
+        codes: np.ndarray | None = None,
+    ) -> Iterator[tuple[CountSource, pd.DataFrame | None, pd.DataFrame | None, np.ndarray | None]]:
+        """The input (``table`` when held in memory) encoded on ``job``'s (resolved) schema,
+        with the fitted and the held-back rows when a hold-back split the table, and the fitted
+        rows' person ``codes`` (data.person; else None). A hold-back and an in-memory table read
+        the table whole; otherwise the configured engine streams counts."""
         encoder = TableEncoder(job.schema)
         self.clipped = encoder.clipped  # filled as the input is encoded (local engine)
-        if self.table is None and not holds_back(job, evaluate):
+        if table is None and not holds_back(job, evaluate):
             with contextlib.ExitStack() as stack:
                 with self.step("read"):  # the local engine spools encoded chunks here
                     data = stack.enter_context(open_counts(job, encoder))
-                yield data, None, None
+                yield data, None, None, None
             return
-        if self.table is not None:
-            real = conform(self.table, job.schema)
+        if table is not None:
+            real = conform(table, job.schema)
         else:
             with self.step("read"):
                 real = read_input(job.data_path, job.schema, job.config.data.chunk_rows)
         if not holds_back(job, evaluate):
-            yield encoder.encode(real), None, None
+            yield encoder.encode(real), None, None, codes
             return
-        members, held = self.split(real)
-        yield encoder.encode(members), members, held
+        with self.step("hold-back"):
+            held = held_mask(job, len(real), self.source, codes)
+        members = real.loc[~held].reset_index(drop=True)
+        encoded = encoder.encode(members)
+        held_rows = real.loc[held].reset_index(drop=True)
+        person = job.config.data.person
+        if codes is not None and person is not None:  # evaluation only, after encoding: a
+            # pseudonym per person in both parts alike, so the shadow attack can remove whole
+            # persons and no attack tells members from held-back rows by the column (never released)
+            members, held_rows = (part.assign(**{person: [f"person-{c}" for c in codes[mask]]})
+                                  for part, mask in ((members, ~held), (held_rows, held)))
+        yield encoded, members, held_rows, None if codes is None else codes[~held]
 
     def fit(self, evaluate: bool = True) -> Fitted:
         """Resolve the domain (if the schema leaves one out), read the input (holding rows back
@@ -377,10 +433,11 @@ class SynthesisJob:
         warnings = plan_messages(self.job, plan, stages, evaluate, informational=False)
         columns = self.columns()
         ledger = Ledger(self.job.config.budget.neighbouring)
+        table, codes = self.bounded(self.table)  # data.person: ≤ k rows each, before any count
         # DP bounds/categories where the schema gives none (every input row: DP like the rest)
-        job, planned = self.resolve(ledger, self.source, self.table)
-        with self.open_input(job, evaluate) as (data, members, held_back):
-            run = self.run_stages(job, planned, data, self.source, ledger)
+        job, planned = self.resolve(ledger, self.source, table)
+        with self.open_input(job, evaluate, table, codes) as (data, members, held_back, codes):
+            run = self.run_stages(job, planned, data, self.source, ledger, codes)
         check_delta(job, model_records(run.state))  # public n (checked when planned) or DP n̂
         return Fitted(run, run.synthetic.in_order(columns), members, held_back, warnings)
 

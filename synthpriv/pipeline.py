@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
+from dataclasses import replace
 
 import pandas as pd
 
 from synthpriv.config import Job
 from synthpriv.domain_stage import DomainStage, planning_domain, with_domain_step
 from synthpriv.errors import ConfigError
+from synthpriv.persons import relation_label
 from synthpriv.plan import Plan, make_plan
 from synthpriv.privacy.accountant import Ledger, UnboundedError
 from synthpriv.privacy.randomness import RandomSource
@@ -53,7 +55,11 @@ def plan_context(job: Job) -> PlanContext:
         domain=planning_domain(job.schema),
         neighbouring=budget.neighbouring,
         delta=budget.delta,
-        public_records=job.config.data.public_records,
+        # data.person: the bounded table's row count is not public (it depends on each person's
+        # rows), so the stages use their noisy count of it, never data.public_records
+        public_records=None if job.config.data.person is not None else job.config.data.public_records,
+        # public: the config's k with data.person (every sensitivity × k); None: per row
+        rows_per_person=None if job.config.data.person is None else job.config.data.contribution_bound,
         # an auto column may be decided numeric: it then adapts (so the plan buys n̂ for it)
         adaptive=frozenset(c.name for c in job.schema.modelled
                            if (isinstance(c, NumericColumn) and c.adaptive)
@@ -70,6 +76,8 @@ def plan_job(job: Job) -> tuple[Plan, list[tuple[Stage, float]]]:
     budget = job.config.budget
     try:
         plan = make_plan(stages, budget.epsilon, budget.delta, budget.neighbouring)
+        plan = replace(plan, unit=relation_label(budget.neighbouring, job.config.data.person,
+                                                 job.config.data.contribution_bound))
     except UnboundedError as error:
         raise ConfigError(
             f"{job.source}: recipe '{recipe.name}' cannot be accounted under budget.neighbouring: "
@@ -84,6 +92,7 @@ def check_contracts(job: Job, recipe: str, stages: list[Stage]) -> None:
     """Refuse, before any data is read, a recipe whose stages cannot run in its order: each
     stage's ``requires`` must be provided by the engine (counts; rows only on the local engine)
     or by a stage before it, and the recipe must end with synthetic rows to release."""
+    check_person_level(job, recipe, stages)
     available = {"counts"}
     if job.config.data.engine == "dask":
         needing = [stage.name for stage in stages if stage.needs_rows]
@@ -106,6 +115,20 @@ def check_contracts(job: Job, recipe: str, stages: list[Stage]) -> None:
             f"{job.source}: recipe '{recipe}' releases nothing: no stage provides the synthetic "
             "rows. End the recipe with the 'sample' stage."
         )
+
+
+def check_person_level(job: Job, recipe: str, stages: list[Stage]) -> None:
+    """With data.person, refuse (before any data is read) a stage whose sensitivity does not
+    follow the per-person bound (``Stage.person_level``): it would run at row level, and the
+    guarantee per person would be false."""
+    person = job.config.data.person
+    row_level = [stage.name for stage in stages if not stage.person_level]
+    if person is not None and row_level:
+        raise ConfigError(
+            f"{job.source}: data.person is set, but recipe '{recipe}' has stage(s) {row_level} "
+            "whose sensitivity is one row's, not one person's. Use a recipe whose stages are "
+            "all person-level (aim, mst, independent, dpsgd, hybrid) with data.person, or remove "
+            "data.person for a per-row guarantee.")
 
 
 def resolve_domain(

@@ -33,6 +33,7 @@ class Plan:
     delta: float
     target_epsilon: float
     neighbouring: str
+    unit: str = ""  # the relation as printed: "add_remove, per person (up to k rows)" (data.person)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "stages", tuple(self.stages))
@@ -42,7 +43,7 @@ class Plan:
         default = " (default: budget.delta not given)" if delta_is_default else ""
         lines = [
             f"budget: ε = {self.target_epsilon:g}, δ = {self.delta:g}{default} "
-            f"({self.neighbouring})",
+            f"({self.unit or self.neighbouring})",
             f"{'stage':<12} {'share':>6} {'rho (zCDP)':>12}  noise",
         ]
         for stage in self.stages:
@@ -62,7 +63,7 @@ class Plan:
             f"<tr><td>{escape(s.stage)}</td><td>{s.share:.2f}</td><td>{s.rho:.5g}</td>"
             f"<td>{escape(_noise_text(s))}</td></tr>" for s in self.stages)
         return (f"<p>budget: ε = {self.target_epsilon:g}, δ = {self.delta:g} "
-                f"({escape(self.neighbouring)}); composed plan: ε = {self.epsilon:.4f}</p>"
+                f"({escape(self.unit or self.neighbouring)}); composed plan: ε = {self.epsilon:.4f}</p>"
                 "<table><tr><th>stage</th><th>share</th><th>ρ (zCDP)</th><th>noise</th></tr>"
                 f"{rows}</table>")
 
@@ -72,6 +73,7 @@ class Plan:
             "planned_epsilon": self.epsilon,
             "delta": self.delta,
             "neighbouring": self.neighbouring,
+            **({"unit": self.unit} if self.unit and self.unit != self.neighbouring else {}),
             "stages": [
                 {"stage": s.stage, "share": s.share, "rho": s.rho, "noise": dict(s.noise),
                  "fixed_noise": s.fixed}

@@ -117,8 +117,17 @@ def noise_estimates(
             continue
         median = statistics.median(column_cells(job.schema, max_bins))
         estimates.append(NoiseEstimate(stage.name, float(sigma), degree, float(median),
-                                       job.config.data.public_records))
+                                       fitted_records(job)))
     return estimates
+
+
+def fitted_records(job: Job) -> int | None:
+    """The public bound on the rows the stages count: data.public_records, and with data.person
+    at most data.public_persons · k of them (bounding keeps k rows a person); None if unknown."""
+    data = job.config.data
+    if data.public_records is None or data.person is None or data.public_persons is None:
+        return data.public_records
+    return min(data.public_records, data.public_persons * data.contribution_bound)
 
 
 def describe(estimate: NoiseEstimate) -> str:
@@ -174,6 +183,9 @@ def plan_messages(
             messages.append(f"{level}: stage 'domain': {text}")
     if job.schema.drafted_by is not None:
         messages.append(draft_warning(job))
+    note = person_note(job)
+    if note is not None and (informational or note.startswith("WARNING")):
+        messages.append(note)
     if informational and (note := delta_note(job)) is not None:
         messages.append(note)
     note = tstr_note(job, evaluate)
@@ -226,6 +238,39 @@ def domain_messages(job: Job, plan: Plan) -> list[tuple[str, str]]:
         else:
             messages.append(("note", text + "."))
     return messages
+
+
+# bounding that drops at least this share of the rows (public figures) is warned of
+PERSON_DROP_WARNING = 0.25
+
+
+def person_note(job: Job) -> str | None:
+    """With data.person: what bounding each person to k rows costs, from public quantities only
+    — every noise σ grows k-fold (the sensitivity is k rows) — and, with public row and person
+    counts (data.public_records, data.public_persons), the share of rows it drops at least
+    (n − p·k of n); ``WARNING`` when that is ``PERSON_DROP_WARNING`` or more."""
+    data = job.config.data
+    if data.person is None:
+        return None
+    k = data.contribution_bound
+    default = "" if data.rows_per_person is not None else " (the default: data.rows_per_person not given)"
+    text = (f"data.person '{data.person}': the guarantee is per person (neighbouring tables "
+            f"differ by all rows of one person); each person keeps at most k = {k}{default} "
+            f"rows, chosen at random, so every noise σ above is {k}× a per-row job's at the same "
+            f"ε (sensitivity {k} rows)")
+    n, persons = data.public_records, data.public_persons
+    if n is None or persons is None:
+        return ("note: " + text + ". Set data.public_records and data.public_persons (public "
+                "counts) for the plan to say how many rows bounding drops at least.")
+    dropped = max(0, n - persons * k)
+    share = dropped / n
+    if share < PERSON_DROP_WARNING:
+        return "note: " + text + (f"; with {n:,} rows of {persons:,} persons (public), "
+                                  f"bounding drops at least {dropped:,} rows ({share:.0%}).")
+    return ("WARNING: " + text + f"; with {n:,} rows of {persons:,} persons (public: "
+            f"{n / persons:.1f} rows a person on average), bounding drops at least {dropped:,} "
+            f"rows ({share:.0%} of the table). To fix: raise data.rows_per_person (noise grows "
+            "with it), or accept the loss; the run prints how many rows it dropped.")
 
 
 def draft_warning(job: Job) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from synthpriv.config import Job
+from synthpriv.persons import relation_label, relation_phrase
 from synthpriv.plan import Plan
 from synthpriv.privacy.accountant import Ledger
 from synthpriv.privacy.randomness import RandomSource
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 
 VERSIONED_PACKAGES = ("synthpriv", "numpy", "pandas", "dp-accounting", "torch", "opacus", "sdv")
 GUARANTEE = (
-    "({epsilon:.4g}, {delta:g})-differential privacy for every individual row, where neighbouring "
+    "({epsilon:.4g}, {delta:g})-differential privacy for every {unit}, where neighbouring "
     "tables differ by {relation}. The schema (column names, domains, bins) and the config are "
     "public and not protected, except the kinds, bounds and categories a DP domain step chose "
     "(its events are in the ledger), which this guarantee covers. It speaks of tables whose every row "
@@ -87,8 +88,8 @@ def guarantee_lines(manifest: dict) -> list[str]:
     if conditions:
         why = "; ".join(NO_GUARANTEE[c][1] for c in conditions)
         return [f"privacy: NONE — {why} (ε = {epsilon:.4f}, δ = {delta:g} only if "
-                f"{only_if(guarantee)}; {guarantee['neighbouring']}; ledger: {bounds})"]
-    return [f"privacy: ε = {epsilon:.4f}, δ = {delta:g} ({guarantee['neighbouring']}; ledger: "
+                f"{only_if(guarantee)}; {_relation(guarantee)}; ledger: {bounds})"]
+    return [f"privacy: ε = {epsilon:.4f}, δ = {delta:g} ({_relation(guarantee)}; ledger: "
             f"{bounds}; reported: {ledger['bound'].upper()})", _bounds_note(ledger)]
 
 
@@ -96,6 +97,11 @@ def _missing(ledger: dict) -> str:
     """Why the ledger shows no PLD figure: an adaptive stage, or an ε above PLD_MAX_EPSILON."""
     return ("not valid here (adaptive stage)" if ledger.get("adaptive") else
             "not computed (RDP above PLD_MAX_EPSILON)")
+
+
+def _relation(guarantee: dict) -> str:
+    """The neighbouring relation as the terminal shows it (per person with data.person)."""
+    return guarantee.get("relation", guarantee["neighbouring"])
 
 
 def _bounds_note(ledger: dict) -> str:
@@ -114,19 +120,27 @@ def build_guarantee(job: Job, reported: float, seeded: bool) -> dict:
     """The manifest's guarantee: (ε, δ) and its statement; for a seeded run (anyone with the seed
     can subtract the noise) or a schema still marked ``drafted_by`` (its domain read from the
     rows), none: ``epsilon`` null and the figure only as ``epsilon_if_<conditions>``."""
-    budget = job.config.budget
+    budget, data = job.config.budget, job.config.data
+    k = data.contribution_bound
+    unit = "individual row" if data.person is None else (
+        f"person (data.person '{data.person}'; each person's rows were bounded to at most {k}, "
+        "chosen at random, before anything was counted)")
     statement = GUARANTEE.format(
-        epsilon=reported, delta=budget.delta, relation=RELATIONS[budget.neighbouring])
+        epsilon=reported, delta=budget.delta, unit=unit,
+        relation=relation_phrase(RELATIONS[budget.neighbouring], data.person, k))
+    person = {} if data.person is None else {
+        "unit": "person", "person_column": data.person, "rows_per_person": k,
+        "relation": relation_label(budget.neighbouring, data.person, k)}
     conditions = [c for c, holds in (("noise_secret", seeded),
                                      ("schema_public", job.schema.drafted_by is not None)) if holds]
     if not conditions:
         return {"epsilon": reported, "delta": budget.delta, "neighbouring": budget.neighbouring,
-                "statement": statement}
+                **person, "statement": statement}
     reasons = " ".join(NO_GUARANTEE[c][0] for c in conditions)
     wording = " and ".join(NO_GUARANTEE[c][2] for c in conditions)
     suffix = "_and_".join(conditions)
     return {
-        "epsilon": None, "delta": None, "neighbouring": budget.neighbouring,
+        "epsilon": None, "delta": None, "neighbouring": budget.neighbouring, **person,
         "statement": (reasons.format(drafted_by=job.schema.drafted_by) + f" If {wording} (a "
                       "research figure only), it would be: " + statement),
         CONDITIONAL + suffix: reported, f"delta_if_{suffix}": budget.delta,

@@ -147,6 +147,7 @@ class SampleStage(Stage):
     name = "sample"
     Options = SampleOptions
     spends_budget = False
+    person_level = True  # reads no data: post-processing of the model
     requires = frozenset({"model"})
     provides = frozenset({"synthetic"})
 

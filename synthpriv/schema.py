@@ -421,6 +421,11 @@ class IdColumn(_Strict):
     )
     missing: bool = False
     derived_from: None = None
+    person: bool = Field(
+        default=False, description="set by data.person (synthpriv.persons), not by hand: the "
+        "column names a person, so keys repeat (a person's rows); its keys are read only to bound "
+        "each person's rows and are blanked before anything else sees the table",
+    )
 
     @model_validator(mode="after")
     def _large_space(self) -> IdColumn:

@@ -45,6 +45,7 @@ class PlanContext:
     delta: float
     public_records: int | None = None
     adaptive: frozenset[str] = frozenset()  # numeric columns whose bins the data's DP counts choose
+    rows_per_person: int | None = None  # k with data.person (neighbours differ by one person)
 
 
 class FrozenNoise(dict):
@@ -130,6 +131,7 @@ class PipelineState:
     synthetic: SyntheticRows | None = None  # the one synthetic output type of every recipe
     records_source: str = ""
     coarsening: Coarsening | None = None  # the adaptive domain (DP), when a stage chose one
+    person_codes: np.ndarray | None = None  # each encoded row's person after bounding (sensitive)
 
 
 # What stages hand each other (``Stage.requires`` / ``Stage.provides``), checked in recipe order
@@ -155,6 +157,10 @@ class Stage(ABC):
     name: ClassVar[str]
     Options: ClassVar[type[StageOptions]] = StageOptions
     spends_budget: ClassVar[bool] = True
+    # whether the stage's sensitivity follows ``context.rows_per_person`` (data.person: every
+    # sensitivity × k, the rows of one person, bounded before any stage reads them); a stage that
+    # does not is refused with data.person when the job is planned, never run per row
+    person_level: ClassVar[bool] = False
     requires: frozenset[str] = frozenset()
     provides: frozenset[str] = frozenset()
 

@@ -151,6 +151,7 @@ def run_sweep(
             start = time.perf_counter()
             report = evaluate_tables(
                 train, synthetic, numeric_columns=numeric, settings=settings, holdout=holdout,
+                person=job.config.data.person,
                 claim=Claim(ledger_epsilon, budget.delta, budget.neighbouring), progress=False,
                 name=f"{job.config.name} ε={epsilon:g} #{repeat}",
             )
@@ -161,8 +162,10 @@ def run_sweep(
             tqdm.write(f"sweep: run ε = {epsilon:g}, repeat {repeat} failed: {row['error']}", file=sys.stderr)
         rows.append(row)
         bar.update()
-    if reference:
-        rows.append(_reference_row(train, holdout, numeric, settings, budget.delta, job.config.name))
+    if reference:  # the non-DP reference never sees the person key (data.person)
+        keyless = [t.drop(columns=[job.config.data.person], errors="ignore")
+                   if job.config.data.person else t for t in (train, holdout)]
+        rows.append(_reference_row(*keyless, numeric, settings, budget.delta, job.config.name))
         bar.update()
     bar.close()
     out = Path(out).resolve()

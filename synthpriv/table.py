@@ -125,7 +125,9 @@ def parse_chunk(raw: pd.DataFrame, schema: Schema, path: Path, first_row: int,
     Ignored columns, and columns the schema does not name (``extra_columns: ignore``), are
     dropped unread. The cells of id and text columns are checked (an id must not repeat: within
     this chunk, and against ``seen_ids``, {column: {key: row}}, which is updated) and then
-    dropped too: they come back all missing, so no id or text value reaches the model."""
+    dropped too: they come back all missing, so no id or text value reaches the model. The one
+    exception, a person column (``IdColumn.person``, set by data.person), comes back as read: the
+    job bounds each person's rows with it and blanks it at once (synthpriv.persons)."""
     released = set(schema.names)
     read = {c.name: c for c in schema.columns if c.name in released}
     parsed: dict[str, pd.Series] = {}
@@ -134,6 +136,9 @@ def parse_chunk(raw: pd.DataFrame, schema: Schema, path: Path, first_row: int,
             continue
         column = read[name]
         values = raw[name]
+        if isinstance(column, IdColumn) and column.person:  # kept for the bounding only
+            parsed[name] = values.str.strip().replace("", np.nan).astype(object)
+            continue
         if isinstance(column, IdColumn | TextColumn):
             if isinstance(column, IdColumn):
                 check_unique(values, column, path, first_row, seen_ids)

@@ -168,14 +168,23 @@ def evaluate_privacy(
     shadow_generator: Generator | None = None,
     progress: bool = True,
     shadow_real: pd.DataFrame | None = None,
+    person: str | None = None,
 ) -> dict:
     """Membership attacks on the release, the same attacks on the positive controls, anonymeter
     risks, the attack built for marginal recipes and (opt-in) the shadow-model attack.
     Members = ``real``, non-members = ``holdout``; the marginal and shadow attacks draw their own
-    tables from ``shadow_real`` (default ``real``)."""
+    tables from ``shadow_real`` (default ``real``). ``person`` (data.person): the column of the
+    real rows that names their person; the shadow attack then adds or removes whole persons, and
+    the marginal attack (whose targets are rows) is skipped with a note."""
     delta = claim.delta if claim is not None else DEFAULT_DELTA
+    pool = real if shadow_real is None else shadow_real
+    persons = pool[person] if person is not None and person in pool.columns else None
+    if person is not None:  # members are persons: one row each, scored as independent trials
+        real, holdout, synthetic = (one_row_per_person(t, person) for t in (real, holdout, synthetic))
     privacy: dict[str, Any] = {
-        "members": "training rows", "non_members": "holdout rows", "delta": delta,
+        "members": "training rows" if person is None else "training persons (one row each)",
+        "non_members": "holdout rows" if person is None else "holdout persons (one row each)",
+        "delta": delta,
         "release": _attack_suite(real, holdout, synthetic, numeric_columns, settings, delta),
     }
     if settings.anonymeter:
@@ -202,7 +211,11 @@ def evaluate_privacy(
         controls[name] = _attack_suite(real, holdout, fake, numeric_columns, settings, delta)
         controls[name]["generator_seconds"] = generated
     privacy["controls"] = controls
-    if settings.marginal_attack.enabled:
+    if settings.marginal_attack.enabled and person is not None:
+        privacy["marginal_attack"] = {"skipped": "its targets are rows, and the guarantee is per "
+                                      "person (data.person): the shadow attack "
+                                      "(evaluation.shadow.enabled) removes whole persons"}
+    elif settings.marginal_attack.enabled:
         privacy["marginal_attack"] = _marginal_attack(
             real if shadow_real is None else shadow_real, shadow_generator, numeric_columns,
             settings, claim, delta, progress,
@@ -217,15 +230,27 @@ def evaluate_privacy(
             if shadow.identity_control:
                 generators["identity"] = IdentityGenerator()
             privacy["shadow"] = shadow_attack(
-                real if shadow_real is None else shadow_real, generators, numeric_columns=numeric_columns,
+                pool, generators, numeric_columns=numeric_columns,
                 neighbouring=claim.neighbouring if claim else "add_remove",  # type: ignore[arg-type]
                 delta=delta, shadow_tables=shadow.shadow_tables,
                 vulnerable_targets=shadow.vulnerable_targets, random_targets=shadow.random_targets,
                 records=shadow.records, workers=shadow.workers, seed=settings.attack_seed,
-                bootstrap=settings.bootstrap, progress=progress,
+                bootstrap=settings.bootstrap, progress=progress, persons=persons,
             )
     privacy["verdict"] = verdict(privacy, claim)
     return privacy
+
+
+def one_row_per_person(table: pd.DataFrame, person: str) -> pd.DataFrame:
+    """The first row of each person of ``table`` (the synthetic table's fresh keys: every row),
+    without the person column: a person's rows are all members or all held back, so the row
+    attacks score one row per person (clustered rows are not independent trials), and no attack
+    reads the key itself."""
+    if person not in table.columns:
+        return table
+    keys = table[person]
+    first = ~keys.duplicated() | keys.isna()
+    return table.loc[first].drop(columns=[person]).reset_index(drop=True)
 
 
 def _marginal_attack(
@@ -319,8 +344,10 @@ def evaluate_sources(
     sizes: SampleSizes | None = None,
     constraints: Sequence[Constraint] = (),
     holdout_fix: str = HOLDOUT_FIX_CONFIG,
+    person: str | None = None,
 ) -> dict:
     """The whole evaluation as one JSON-serialisable dict (see the module docstring).
+    ``person`` (data.person): the real rows' person column, for the attacks per person.
 
     ``sources``: the "real", "synthetic" and (optional) "holdout" tables, each in memory or a
     CSV/Parquet file read in chunks and checked against ``schema``. No table is held whole:
@@ -347,6 +374,16 @@ def evaluate_sources(
         if table in samples and list(samples.samples[table].rows.columns) != columns:
             samples.samples[table].rows = samples.samples[table].rows[columns]
     has_holdout = "holdout" in samples
+    attack_rows = {name: (lambda name=name: samples.rows(name, "attacks"))
+                   for name in ("real", "synthetic", "holdout")}
+    if person is not None and person in columns:  # keys: for the attacks per person only
+        held = {name: rows() for name, rows in attack_rows.items()
+                if name in samples and settings.attacks}
+        attack_rows.update({name: (lambda rows=rows: rows) for name, rows in held.items()})
+        columns.remove(person)
+        for sample in samples.samples.values():  # no utility figure reads the person key
+            sample.rows = sample.rows[columns]
+        samples._whole.clear()
     read_seconds = time.perf_counter() - started
     report: dict[str, Any] = {
         "synthpriv_evaluation": 1,
@@ -399,9 +436,10 @@ def evaluate_sources(
         )
     else:
         report["privacy"] = evaluate_privacy(
-            samples.rows("real", "attacks"), samples.rows("synthetic", "attacks"),
-            samples.rows("holdout", "attacks"), numeric_columns=numeric_columns,
+            attack_rows["real"](), attack_rows["synthetic"](), attack_rows["holdout"](),
+            numeric_columns=numeric_columns,
             settings=settings, claim=claim, shadow_generator=shadow_generator, progress=progress,
+            person=person,
         )
     if holdout_source == "held back from the input":
         report["notes"].append(

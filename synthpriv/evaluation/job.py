@@ -63,7 +63,7 @@ def evaluate_job(job: Job, result: RunResult, *, progress: bool = True) -> Evalu
         sources, result.job.schema, numeric_columns=job.schema.numeric_names,
         settings=job.config.evaluation, holdout_source=source, claim=claim,
         shadow_generator=PipelineGenerator(job, result.planned), name=job.config.name, progress=progress,
-        constraints=job.schema.constraints,
+        constraints=job.schema.constraints, person=job.config.data.person,
     )
     folder = evaluation_dir(result.out_dir)
     return Evaluation(report, folder, write_report(folder, report))

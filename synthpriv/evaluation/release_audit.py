@@ -18,7 +18,10 @@ decision (the builders below compute the boundary from the plan's public noise s
 * ``far_canary``: a canary far beyond the other values of a column without bounds (the DP
   bounds may move with it only as far as their noise allows);
 * ``discovered_category``: a category that exists only through the canary, under DP discovery;
-* ``dpsgd_canary``: the generator alone on a constant table, with a DP-SGD white box.
+* ``dpsgd_canary``: the generator alone on a constant table, with a DP-SGD white box;
+* ``person_canary`` (data.person): D' = D + one person with many more rows than k, the
+  neighbouring relation per person: certifies ≤ the ledger only if bounding cuts the person to k
+  rows and every sensitivity is k.
 
 Every run is scored by every view (``VIEWS``): functions of the release folder an adversary
 would compute, each reading one released file (model.npz/model.json, manifest.json's resolved
@@ -73,21 +76,28 @@ class ReleaseSetting:
     stages: dict = field(default_factory=dict)
     grid: tuple[float, float] | None = None  # n̂ giving k and k + 1 grid cells
     sigma: float = 0.0  # the stage's public 1-way σ (the grid view rebuilds the grids with it)
+    # data.person: the person column and k; the canary is then one person's ``canary_rows`` rows
+    person: str | None = None
+    rows_per_person: int | None = None
+    canary_rows: int = 1
 
     @property
     def names(self) -> list[str]:
         return [c["name"] for c in self.schema]
 
     def table(self, with_canary: bool) -> str:
-        rows = self.rows + ((self.canary,) if with_canary else ())
+        rows = self.rows + ((self.canary,) * self.canary_rows if with_canary else ())
         lines = [",".join(str(v) for v in row) for row in rows]
         return "\n".join([",".join(self.names), *lines]) + "\n"
 
     def config(self, data: Path, out: Path) -> dict[str, Any]:
         """The job config (no ``seed``: every run draws fresh OS noise)."""
+        persons = {} if self.person is None else {"person": self.person,
+                                                  "rows_per_person": self.rows_per_person}
         return {
             "name": f"release-audit-{self.name}",
-            "data": {"path": str(data), "schema": {"columns": [dict(c) for c in self.schema]}},
+            "data": {"path": str(data), "schema": {"columns": [dict(c) for c in self.schema]},
+                     **persons},
             "budget": {"epsilon": self.epsilon, "delta": self.delta},
             "pipeline": {"recipe": self.recipe,
                          "stages": {k: dict(v) for k, v in self.stages.items()}},
@@ -203,9 +213,22 @@ def dpsgd_canary(epsilon: float = 1.0, records: int = 8) -> ReleaseSetting:
                            "synthetic.csv:cell"), stages=FAST_STAGES["dpsgd"])
 
 
+def person_canary(epsilon: float = 1.0, records: int = 40, rows_per_person: int = 2,
+                  canary_rows: int = 60) -> ReleaseSetting:
+    """data.person: D holds ``records`` persons of one row ("c", "c") each; D' adds one person
+    with ``canary_rows`` rows ("z", "z") — many more than k = ``rows_per_person``, so bounding
+    must cut them to k for the ledger's ε (sensitivity k) to hold. Neighbours per person."""
+    person = {"name": "pid", "kind": "id"}
+    columns = (person, CONSTANT, {**CONSTANT, "name": "b"})
+    rows = tuple((f"p{i}", "c", "c") for i in range(records))
+    return ReleaseSetting("person", "mst", epsilon, columns, rows, ("canary", "z", "z"), "a",
+                          ("model.npz:mass", "synthetic.csv:cell"), stages=MST, person="pid",
+                          rows_per_person=rows_per_person, canary_rows=canary_rows)
+
+
 SETTINGS: dict[str, Callable[..., ReleaseSetting]] = {
     "grid": grid_boundary, "point_mass": point_mass, "far_canary": far_canary,
-    "discovered_category": discovered_category, "dpsgd": dpsgd_canary,
+    "discovered_category": discovered_category, "dpsgd": dpsgd_canary, "person": person_canary,
 }
 
 

@@ -197,13 +197,19 @@ class ShadowDesign:
     seeds: np.ndarray
     neighbouring: Literal["add_remove", "replace_one"]
 
-    def table(self, pool: pd.DataFrame, targets: pd.DataFrame, j: int) -> pd.DataFrame:
+    def table(self, pool: pd.DataFrame, targets: pd.DataFrame, j: int,
+              persons: Sequence[pd.DataFrame] | None = None) -> pd.DataFrame:
+        """Shadow table ``j``: its base rows and its member targets — each target's row, or,
+        per person (``persons``: all rows of each target's person), all of that person's rows,
+        so "with t" and "without t" differ by one whole person."""
         rows = self.base[j].copy()
         inside = np.flatnonzero(self.members[j])
         base = pool.iloc[rows].reset_index(drop=True)
         if self.neighbouring == "replace_one":
             keep = np.setdiff1d(np.arange(len(rows)), self.slots[j, inside])
             base = base.iloc[keep]
+        if persons is not None:
+            return pd.concat([base, *(persons[t] for t in inside)], ignore_index=True)
         return pd.concat([base, targets.iloc[inside]], ignore_index=True)
 
 
@@ -237,13 +243,14 @@ class Features(Protocol):
 _WORKER: dict = {}
 
 
-def _init_worker(pool: pd.DataFrame, targets: pd.DataFrame, features: Features) -> None:
-    _WORKER.update(pool=pool, targets=targets, features=features)
+def _init_worker(pool: pd.DataFrame, targets: pd.DataFrame, features: Features,
+                 persons: Sequence[pd.DataFrame] | None = None) -> None:
+    _WORKER.update(pool=pool, targets=targets, features=features, persons=persons)
 
 
 def _shadow_run(generator: Generator, shadow: ShadowDesign, j: int) -> np.ndarray:
     """Features (targets × features) of one shadow run, in the worker."""
-    table = shadow.table(_WORKER["pool"], _WORKER["targets"], j)
+    table = shadow.table(_WORKER["pool"], _WORKER["targets"], j, _WORKER.get("persons"))
     synthetic = generator(table, int(shadow.seeds[j]))
     return _WORKER["features"].features(synthetic[list(table.columns)], _WORKER["targets"])
 
@@ -252,7 +259,8 @@ class ShadowRunner:
     """One worker pool for every shadow run of every generator attacked (``workers`` processes,
     spawned once; ``workers == 1`` runs in this process)."""
 
-    def __init__(self, pool: pd.DataFrame, targets: pd.DataFrame, features: Features, workers: int):
+    def __init__(self, pool: pd.DataFrame, targets: pd.DataFrame, features: Features, workers: int,
+                 persons: Sequence[pd.DataFrame] | None = None):
         self.workers = workers
         self._executor: ProcessPoolExecutor | None = None
         if workers > 1:
@@ -260,10 +268,10 @@ class ShadowRunner:
                 max_workers=workers,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=_init_worker,
-                initargs=(pool, targets, features),
+                initargs=(pool, targets, features, persons),
             )
         else:
-            _init_worker(pool, targets, features)
+            _init_worker(pool, targets, features, persons)
 
     def run(self, generator: Generator, shadow: ShadowDesign, label: str, progress: bool) -> np.ndarray:
         """Features of every shadow table: (tables, targets, features)."""
@@ -321,6 +329,7 @@ def shadow_attack(
     seed: int = 0,
     bootstrap: int = 200,
     progress: bool = True,
+    persons: Sequence | None = None,
 ) -> dict:
     """Run the shadow-model attack against each generator in ``generators`` (name -> callable
     (table, seed) -> synthetic table) on shadow tables drawn from ``pool`` (the real training
@@ -328,6 +337,11 @@ def shadow_attack(
 
     Returns per generator: per-target ``attack_metrics`` on the fresh test tables, the pooled
     metrics over targets and the worst case (max AUC, max empirical ε at level α/targets).
+
+    Per person (``persons``: each pool row's person key, data.person): a target is a whole
+    person — the chosen row's person, one target per person — put in or left out with all its
+    rows, and no row of a target person is in any base table, so each pair of shadow tables
+    differs by one person (add/remove; the pipeline then bounds that person to k rows itself).
     """
     started = time.perf_counter()
     rng = np.random.default_rng(seed)
@@ -336,15 +350,27 @@ def shadow_attack(
     chosen = choose_targets(pool, distance, vulnerable_targets, random_targets, rng)
     if len(chosen) == 0:
         raise ValueError("the shadow attack needs at least one target")
+    groups = None
+    if persons is None:
+        rest = pool.drop(index=chosen["row"]).reset_index(drop=True)
+    else:
+        if neighbouring != "add_remove":
+            raise ValueError("the shadow attack per person adds or removes a whole person: "
+                             "use neighbouring add_remove with data.person")
+        keys = pd.Series(np.asarray(persons, dtype=object)).astype(str).to_numpy()
+        first = ~pd.Series(keys[chosen["row"]]).duplicated().to_numpy()
+        chosen = chosen.loc[first].reset_index(drop=True)  # one target per person
+        target_keys = keys[chosen["row"]]
+        groups = [pool.loc[keys == key].reset_index(drop=True) for key in target_keys]
+        rest = pool.loc[~np.isin(keys, target_keys)].reset_index(drop=True)
     targets = pool.iloc[chosen["row"]].reset_index(drop=True)
-    rest = pool.drop(index=chosen["row"]).reset_index(drop=True)
     records = min(records, len(rest))
     shadow = design(len(rest), len(targets), shadow_tables, records, neighbouring, rng)
     features = FeatureMap(Discretizer.fit(pool, numeric_columns), distance)
     alpha = ALPHA / len(targets)
     train = np.arange(shadow_tables) < shadow_tables // 2
     results: dict[str, dict] = {}
-    with ShadowRunner(rest, targets, features, workers) as runner:
+    with ShadowRunner(rest, targets, features, workers, groups) as runner:
         for name, generator in generators.items():
             start = time.perf_counter()
             x = runner.run(generator, shadow, name, progress)
@@ -387,6 +413,7 @@ def shadow_attack(
     return {
         "threat_model": asdict(ThreatModel("auxiliary", "rerun")),
         "neighbouring": neighbouring,
+        "target": "a whole person (all its rows)" if groups is not None else "one row",
         "shadow_tables": shadow_tables,
         "train_tables": int(train.sum()),
         "test_tables": int((~train).sum()),

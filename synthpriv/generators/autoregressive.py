@@ -63,27 +63,33 @@ class AutoregressiveModel(nn.Module):
         return [(k, head, self.order[k]) for k, head in zip(positions, self.heads, strict=True)]
 
     def one_hot(self, codes: torch.Tensor) -> torch.Tensor:
-        """Rows of codes (domain column order, any integer dtype: the stage keeps them compact)
-        as concatenated one-hot vectors in model order."""
+        """Rows of codes (domain column order in the last axis, any integer dtype: the stage
+        keeps them compact) as concatenated one-hot vectors in model order."""
         codes = codes.long()
         parts = [
-            nn.functional.one_hot(codes[:, j], self.sizes[j]).to(torch.float32) for j in self.order
+            nn.functional.one_hot(codes[..., j], self.sizes[j]).to(torch.float32)
+            for j in self.order
         ]
-        return torch.cat(parts, dim=1)
+        return torch.cat(parts, dim=-1)
 
     def _context(self, x: torch.Tensor, k: int) -> torch.Tensor:
         if k == 0:
-            return torch.ones((x.shape[0], 1), dtype=x.dtype, device=x.device)
-        return x[:, : self.offsets[k]]
+            return torch.ones((*x.shape[:-1], 1), dtype=x.dtype, device=x.device)
+        return x[..., : self.offsets[k]]
 
     def forward(self, codes: torch.Tensor) -> torch.Tensor:
-        """Negative log-likelihood of each row (shape ``(rows,)``)."""
+        """Negative log-likelihood of each row: codes of shape ``(rows, columns)`` give shape
+        ``(rows,)``; leading axes are kept, e.g. ``(persons, k, columns)`` gives ``(persons,
+        k)`` (DP-SGD's person mode: Opacus then sees one sample per person)."""
         codes = codes.long()
         x = self.one_hot(codes)
-        nll = torch.zeros(codes.shape[0], dtype=torch.float32, device=codes.device)
+        shape = codes.shape[:-1]
+        nll = torch.zeros(shape, dtype=torch.float32, device=codes.device)
         for k, head, j in self._modelled():
             logits = head(self._context(x, k))
-            nll = nll + nn.functional.cross_entropy(logits, codes[:, j], reduction="none")
+            nll = nll + nn.functional.cross_entropy(
+                logits.reshape(-1, logits.shape[-1]), codes[..., j].reshape(-1), reduction="none"
+            ).reshape(shape)
         return nll
 
     def sample(self, records: int, rng: np.random.Generator) -> np.ndarray:

@@ -7,6 +7,13 @@ marginals stage, one count with discrete Gaussian noise (sensitivity 1), recorde
 ``DiscreteGaussianEvent``. The sample rate q is public config, fixed before any data is read;
 steps = ⌈epochs / q⌉. The loss is divided by q·N̂ with N̂ public or DP, never by a realised size.
 
+Person level (``context.rows_per_person`` = k, ``state.person_codes`` = each row's person after
+bounding to k rows): neighbours differ by all rows of one person. q is then the public share of
+*persons* per step (``sample_rate``; ``batch_size`` is refused: it would need a public count of
+persons), DP-SGD samples persons and bounds each one's contribution by C (``dpsgd``), so the
+event is the same ``SubsampledGaussianEvent(q, z, steps)`` with q over persons; the noisy record
+count's sensitivity is k (a person moves it by ≤ k).
+
 Guidance (post-processing, no budget): the column order follows the marginals model's junction
 tree (measured dependency structure), and the generator's candidates are raked to the marginals
 model's estimates on every measured clique before resampling.
@@ -31,6 +38,7 @@ from pydantic import Field
 from synthpriv.domain import CountSource, Domain
 from synthpriv.errors import ConfigError
 from synthpriv.generators.guidance import Target
+from synthpriv.generators.persons import PersonRows
 from synthpriv.marginals.estimation import GraphicalModel
 from synthpriv.marginals.measurement import measure_marginal
 from synthpriv.privacy.accountant import DiscreteGaussianEvent, Ledger, SubsampledGaussianEvent
@@ -69,6 +77,10 @@ class GeneratorOptions(StageOptions):
     )
     count_fraction: float = Field(default=0.02, gt=0, lt=1,
                                   description="share of this stage's ρ for the noisy count")
+    person_clipping: Literal["person", "rows"] = Field(
+        default="person", description="person level: clip each person's summed gradient to C "
+        "(person), or each row to C/k (rows); both bound a person's contribution by C",
+    )
     order: Literal["model", "schema"] = "model"
     complete: list[str] = Field(
         default_factory=list,
@@ -99,6 +111,7 @@ class GeneratorStage(Stage):
     name = "generator"
     Options = GeneratorOptions
     provides = frozenset({"model"})
+    person_level = True  # samples persons, bounds each by C; its count's sensitivity is k
 
     @property
     def requires(self) -> frozenset[str]:  # type: ignore[override]
@@ -125,6 +138,12 @@ class GeneratorStage(Stage):
         options, public = self.options, self.context.public_records
         if options.batch_size is None:
             return options.sample_rate
+        if self.context.rows_per_person is not None:
+            raise ConfigError(
+                "stage 'generator': batch_size sets q = batch_size / rows, but with data.person "
+                "DP-SGD samples persons and no public count of persons exists; set sample_rate "
+                "(the expected share of persons per step) instead."
+            )
         if public is None:
             raise ConfigError(
                 "stage 'generator': batch_size needs a public record count (data.public_records) "
@@ -135,6 +154,11 @@ class GeneratorStage(Stage):
     @property
     def steps(self) -> int:
         return math.ceil(self.options.epochs / self.sample_rate)
+
+    @property
+    def count_sensitivity(self) -> float:
+        """The record count's L2 sensitivity: 1 per row, k when a person (≤ k rows) is the unit."""
+        return COUNT_SENSITIVITY * (self.context.rows_per_person or 1)
 
     @property
     def measures_count(self) -> bool:
@@ -152,7 +176,7 @@ class GeneratorStage(Stage):
             rho_sgd = rho - rho_count
             count_multiplier = gaussian_noise_multiplier(rho_count)
             events.append(DiscreteGaussianEvent(count_multiplier, 1, label="record count"))
-            noise["sigma_count"] = count_multiplier * COUNT_SENSITIVITY
+            noise["sigma_count"] = count_multiplier * self.count_sensitivity
         # A scale monotone in ρ; the planner's search on the real accountant sets the final one.
         multiplier = dpsgd_noise_multiplier_guess(q, steps, rho_sgd)
         events.append(SubsampledGaussianEvent(q, multiplier, steps, label="DP-SGD steps"))
@@ -175,6 +199,8 @@ class GeneratorStage(Stage):
             raise ConfigError("stage 'generator' has no budget: give it a share > 0 in the recipe")
         options, domain = self.options, state.data.domain
         device = _device(options.device)
+        rows = _rows(state.data)
+        persons = self._persons(state, len(rows))  # checked before anything is measured
         records = self._records(state, plan, ledger, source)
         order = column_order(domain, state.model if options.order == "model" else None)
         given = self._context_columns(state, domain)
@@ -186,8 +212,8 @@ class GeneratorStage(Stage):
             sample_rate=plan.noise["sample_rate"], noise_multiplier=plan.noise["noise_multiplier"],
             max_grad_norm=options.max_grad_norm, steps=int(plan.noise["steps"]),
             learning_rate=options.learning_rate, physical_batch=options.physical_batch,
+            person_clipping=options.person_clipping,
         )
-        rows = _rows(state.data)
         cell_type = np.uint8 if max(domain.shape) <= 256 else np.int32
         # The refusal reads N̂ (public or DP), never the realised row count, so whether it fires
         # is post-processing of a mechanism's output and its message reveals nothing more.
@@ -206,7 +232,8 @@ class GeneratorStage(Stage):
         torch.set_num_threads(options.threads or threads)
         try:
             log = train_dp_sgd(network, codes, settings.sample_rate * records, settings,
-                               source.numpy_generator(), noise_generator(source, device))
+                               source.numpy_generator(), noise_generator(source, device),
+                               persons=persons)
         finally:
             torch.set_num_threads(threads)
         ledger.record(SubsampledGaussianEvent(settings.sample_rate, settings.noise_multiplier,
@@ -242,6 +269,20 @@ class GeneratorStage(Stage):
                               "(it draws the other columns); put one first in the recipe")
         return [j for j, a in enumerate(domain.attributes) if a not in complete]
 
+    def _persons(self, state: PipelineState, records: int) -> PersonRows | None:
+        """The rows of each person (person level), or None (row level)."""
+        k, person_codes = self.context.rows_per_person, state.person_codes
+        if k is None and person_codes is None:
+            return None
+        if k is None or person_codes is None:
+            raise ConfigError(
+                "stage 'generator': person-level training needs both the plan's rows_per_person "
+                f"(got {k}) and the bounded rows' person codes (got "
+                f"{'none' if person_codes is None else 'an array'}); the pipeline sets both "
+                "from data.person"
+            )
+        return PersonRows.from_codes(person_codes, k, records)
+
     def _records(
         self, state: PipelineState, plan: StagePlan, ledger: Ledger, source: RandomSource
     ) -> float:
@@ -256,8 +297,8 @@ class GeneratorStage(Stage):
                     "first, set data.public_records, or set records_from: measure."
                 )
             return max(1.0, float(state.model.total))
-        count = measure_marginal(state.data, (), plan.noise["sigma_count"], COUNT_SENSITIVITY,
-                                 source, ledger)
+        count = measure_marginal(state.data, (), plan.noise["sigma_count"],
+                                 self.count_sensitivity, source, ledger)
         return max(1.0, float(count.noisy_counts))
 
 

@@ -3,7 +3,9 @@ estimate one model consistent with the measurements.
 
 Sensitivity: each marginal is a histogram of L2 sensitivity Δ = 1 under add/remove (√2 under
 replace-one); measuring k marginals with noise σ each costs k·Δ²/(2σ²) zCDP. Selection scores are
-L1 errors of marginals, of sensitivity 1 under add/remove (2 under replace-one).
+L1 errors of marginals, of sensitivity 1 under add/remove (2 under replace-one). Per person
+(data.person, each person bounded to k rows before any stage reads the table) every one of these
+is k times as large (``context.rows_per_person``: a person's k rows may fall in one cell).
 
 Selections, one class each over the shared select–measure–estimate base ``MarginalsStage``,
 listed in ``SELECTIONS`` (the recipe's ``stage: marginals`` with ``selection: NAME`` builds
@@ -127,6 +129,7 @@ class MarginalsStage(Stage):
 
     name = "marginals"
     Options = MarginalsOptions
+    person_level = True  # sensitivity × context.rows_per_person (synthpriv.persons)
     requires = frozenset({"counts"})
     provides = frozenset({"measurements", "model"})
     selection: ClassVar[str]
@@ -170,7 +173,9 @@ class MarginalsStage(Stage):
     @property
     def sensitivity(self) -> Sensitivity:
         relation = self.context.neighbouring
-        return Sensitivity(histogram_l1_sensitivity(relation), histogram_l2_sensitivity(relation))
+        k = self.context.rows_per_person or 1  # data.person: a person's k rows (1: one row)
+        return Sensitivity(histogram_l1_sensitivity(relation, k),
+                           histogram_l2_sensitivity(relation, k))
 
     def plan(self, rho: float) -> StagePlan:
         if rho <= 0:

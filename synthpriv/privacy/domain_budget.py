@@ -42,17 +42,19 @@ class DomainNoise:
 
 def plan_domain_noise(
     rho: float, bounds: list[str], categories: list[str], delta: float, neighbouring: str,
-    epsilon: float, kinds: list[str] | tuple[str, ...] = (),
+    epsilon: float, kinds: list[str] | tuple[str, ...] = (), rows_per_person: int = 1,
 ) -> DomainNoise:
     """Noise for DP bounds of the columns ``bounds``, DP categories of ``categories`` and the
     kind, then the bounds or categories, of the auto columns ``kinds``, from zCDP ``rho``; the
     discovery thresholds (``categories`` and ``kinds``) spend at most ``delta`` in all (split
-    equally), under the job's target ``epsilon`` (replace-one's δ depends on it)."""
+    equally), under the job's target ``epsilon`` (replace-one's δ depends on it). Per person
+    (``rows_per_person`` k > 1: data.person) every histogram's sensitivity is k times a row's
+    and the thresholds' δ is the per-person one (synthpriv.privacy.partition)."""
     histograms = len(bounds) + len(categories) + len(kinds)
     if rho <= 0 or histograms == 0:
         raise ValueError("the domain step needs ρ > 0 and at least one column")
     multiplier = math.sqrt((histograms + len(kinds) / KIND_NOISE_FACTOR**2) / (2.0 * rho))
-    sensitivity = histogram_l2_sensitivity(neighbouring)
+    sensitivity = histogram_l2_sensitivity(neighbouring, rows_per_person)
     sigma = multiplier * sensitivity
     parts = [f"bounds (bucket histograms) of {', '.join(bounds)}"] * bool(bounds) + [
         f"categories (value counts) of {', '.join(categories)}"] * bool(categories) + [
@@ -71,7 +73,7 @@ def plan_domain_noise(
     discovered = list(categories) + list(kinds)
     if discovered:
         threshold, per_column = selection_threshold(
-            sigma, delta / len(discovered), neighbouring, epsilon)
+            sigma, delta / len(discovered), neighbouring, epsilon, rows_per_person)
         events += [ThresholdEvent(per_column, label=f"category threshold: {name}")
                    for name in discovered]
     return DomainNoise(multiplier, sigma, threshold, per_column, events, kind_sigma)

@@ -3,7 +3,9 @@ record the event they ran in the Ledger.
 
 Adjacency is declared once per job (``neighbouring``). For a histogram (a marginal's counts):
 * add/remove one row changes one cell by 1: L1 = L2 sensitivity 1;
-* replace one row moves one unit between two cells: L1 sensitivity 2, L2 sensitivity √2.
+* replace one row moves one unit between two cells: L1 sensitivity 2, L2 sensitivity √2;
+* per person (data.person, at most k rows each after bounding: synthpriv.persons), all of it
+  times k: a person's k rows may fall in one cell.
 """
 
 from __future__ import annotations
@@ -16,22 +18,32 @@ from synthpriv.privacy.discrete_gaussian import sample_discrete_gaussian
 from synthpriv.privacy.randomness import RandomSource
 
 
-def histogram_l2_sensitivity(neighbouring: str) -> float:
-    """L2 sensitivity of one histogram (marginal) query under the neighbouring relation."""
+def histogram_l2_sensitivity(neighbouring: str, rows_per_person: int = 1) -> float:
+    """L2 sensitivity of one histogram (marginal) query under the neighbouring relation, for
+    a unit of ``rows_per_person`` rows (1: a row; k: a person, data.person): a person's k rows
+    may all fall in one cell, so adding one moves one count by k (L2 = k), and replacing one
+    moves k units out of one cell into another (L2 = k·√2)."""
     if neighbouring == "add_remove":
-        return 1.0
+        return float(_bound(rows_per_person))
     if neighbouring == "replace_one":
-        return math.sqrt(2.0)
+        return _bound(rows_per_person) * math.sqrt(2.0)
     raise ValueError(f"unknown neighbouring relation {neighbouring!r}")
 
 
-def histogram_l1_sensitivity(neighbouring: str) -> float:
-    """L1 sensitivity of one histogram (marginal) query under the neighbouring relation."""
+def histogram_l1_sensitivity(neighbouring: str, rows_per_person: int = 1) -> float:
+    """L1 sensitivity of one histogram (marginal) query under the neighbouring relation, for a
+    unit of ``rows_per_person`` rows: k (add/remove one person), 2k (replace one)."""
     if neighbouring == "add_remove":
-        return 1.0
+        return float(_bound(rows_per_person))
     if neighbouring == "replace_one":
-        return 2.0
+        return 2.0 * _bound(rows_per_person)
     raise ValueError(f"unknown neighbouring relation {neighbouring!r}")
+
+
+def _bound(rows_per_person: int) -> int:
+    if rows_per_person < 1 or int(rows_per_person) != rows_per_person:
+        raise ValueError(f"rows_per_person must be a positive integer, got {rows_per_person}")
+    return int(rows_per_person)
 
 
 def discrete_gaussian_histogram(

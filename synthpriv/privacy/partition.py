@@ -27,6 +27,15 @@ sensitivity √2. Then P[M(D) ∈ S] ≤ P[M̃(D) ∈ S] + p ≤ e^ε (P[M(D') �
 δ_rest + (1 + e^ε)·p. Under add/remove the direct coupling is tighter: the tables share every
 count but the new value's, so the step is (0, P(Z ≥ T − 1)) for such a pair and the Gaussian event
 the ledger also charges only over-counts it.
+
+Per person (data.person; each person keeps at most k rows: synthpriv.persons). The person's k
+rows move the counts of the values both tables hold by L2 ≤ k (all k in one value): the Gaussian
+event is priced at sensitivity k (σ/Δ₂ with Δ₂ = k, or k·√2 under replace-one). A person can now
+bring up to k values the other table lacks (one per row), each of count ≤ k, so the add/remove
+coupling above (one new value of count 1) no longer holds; the M̃ argument does: on a side, at
+most k values of U have count 0, so that side's p ≤ k·P(Z ≥ T). Under add/remove only the
+smaller table has such values, so δ = δ_rest + e^ε·k·P(Z ≥ T) covers both directions; under
+replace-one, δ_rest + (1 + e^ε)·k·P(Z ≥ T).
 """
 
 from __future__ import annotations
@@ -56,40 +65,50 @@ def discrete_gaussian_tails(sigma: float) -> tuple[np.ndarray, int]:
     return np.minimum(tails, 1.0), offset
 
 
-def selection_delta(sigma: float, threshold: int, neighbouring: str, epsilon: float) -> float:
+def selection_delta(
+    sigma: float, threshold: int, neighbouring: str, epsilon: float, rows_per_person: int = 1
+) -> float:
     """δ of releasing the values whose noisy count (noise N_Z(0, σ²)) is ≥ ``threshold``, for
-    one column (see the module docstring for each relation)."""
+    one column (see the module docstring for each relation; per person, ``rows_per_person``
+    k > 1, see "Per person" there)."""
     tails, offset = discrete_gaussian_tails(sigma)
 
     def tail(k: int) -> float:
         index = k + offset
         return 1.0 if index <= 0 else (0.0 if index >= len(tails) else float(tails[index]))
 
+    if neighbouring not in ("add_remove", "replace_one"):
+        raise ValueError(f"unknown neighbouring relation {neighbouring!r}")
+    if rows_per_person > 1:  # up to k count-0 values of the union on a side (M̃ argument)
+        sides = math.exp(epsilon) if neighbouring == "add_remove" else 1.0 + math.exp(epsilon)
+        return sides * rows_per_person * tail(threshold)
     if neighbouring == "add_remove":
         return tail(threshold - 1)
-    if neighbouring == "replace_one":
-        return (1.0 + math.exp(epsilon)) * tail(threshold)
-    raise ValueError(f"unknown neighbouring relation {neighbouring!r}")
+    return (1.0 + math.exp(epsilon)) * tail(threshold)
 
 
 def selection_threshold(
-    sigma: float, delta: float, neighbouring: str, epsilon: float
+    sigma: float, delta: float, neighbouring: str, epsilon: float, rows_per_person: int = 1
 ) -> tuple[int, float]:
     """The smallest integer threshold T ≥ 1 whose ``selection_delta`` is ≤ ``delta``, and that δ.
     """
     if not 0 < delta < 1:
         raise ValueError(f"delta must be in (0, 1), got {delta}")
+
+    def spent(threshold: int) -> float:
+        return selection_delta(sigma, threshold, neighbouring, epsilon, rows_per_person)
+
     low, high = 1, 2
-    while selection_delta(sigma, high, neighbouring, epsilon) > delta:
+    while spent(high) > delta:
         low, high = high, high * 2
     while high - low > 1:  # the δ decreases with T: bisect for the first T within delta
         middle = (low + high) // 2
-        if selection_delta(sigma, middle, neighbouring, epsilon) > delta:
+        if spent(middle) > delta:
             low = middle
         else:
             high = middle
-    threshold = low if selection_delta(sigma, low, neighbouring, epsilon) <= delta else high
-    return threshold, selection_delta(sigma, threshold, neighbouring, epsilon)
+    threshold = low if spent(low) <= delta else high
+    return threshold, spent(threshold)
 
 
 def select_partitions(

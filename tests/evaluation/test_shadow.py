@@ -106,3 +106,35 @@ def test_the_pipeline_generator_reuses_the_runs_plan(tmp_path, monkeypatch):
     pd.testing.assert_frame_equal(fresh(table, 5), reused(table, 5))
     assert len(plans) == 2
     assert reused.job.synthesise(table, RandomSource.seeded(5)).plan is result.planned[0]
+
+
+def test_per_person_a_target_is_a_whole_person_in_or_out():
+    """data.person: the shadow tables with and without target t differ by all of t's person's
+    rows, and no base table holds a row of any target person."""
+    pool = pd.DataFrame({"pid": np.repeat([f"p{i}" for i in range(40)], 3),
+                         "x": np.arange(120) % 7, "y": np.arange(120) % 5})
+    identity = IdentityGenerator()
+    seen: list[pd.DataFrame] = []
+
+    def recording(table: pd.DataFrame, seed: int) -> pd.DataFrame:
+        seen.append(table.copy())
+        return identity(table, seed)
+
+    result = shadow_attack(
+        pool, {"identity": recording}, numeric_columns=[], neighbouring="add_remove", delta=1e-4,
+        shadow_tables=16, vulnerable_targets=2, random_targets=1, records=30, bootstrap=0,
+        progress=False, persons=pool["pid"],
+    )
+    assert result["target"] == "a whole person (all its rows)"
+    rows = [t["row"] for t in result["generators"]["identity"]["targets"]]
+    target_persons = set(pool.loc[rows, "pid"])
+    assert len(target_persons) == len(rows)  # one target per person
+    for table in seen:
+        counts = table["pid"].value_counts()
+        for person in target_persons:
+            assert counts.get(person, 0) in (0, 3)  # all of the person's rows, or none
+        assert len(table) - sum(counts.get(p, 0) for p in target_persons) == 30  # base only
+    with pytest.raises(ValueError, match="add_remove"):
+        shadow_attack(pool, {"identity": identity}, numeric_columns=[], neighbouring="replace_one",
+                      delta=1e-4, shadow_tables=16, records=30, progress=False,
+                      persons=pool["pid"])

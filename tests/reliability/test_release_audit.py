@@ -129,7 +129,7 @@ RUNS = 60  # runs per side: a perfect distinguisher certifies about ln(30 / ln(2
 @pytest.mark.slow
 @pytest.mark.parametrize("case", ["grid:true_n", "point_mass:exact_bins",
                                   "point_mass:exact_masses", "far_canary:exact_bounds",
-                                  "dpsgd:half_noise"])
+                                  "dpsgd:half_noise", "person:unbounded_persons"])
 def test_each_planted_bug_certifies_more_than_the_ledger(bench, case) -> None:
     runs = 5 if case.startswith("dpsgd") else RUNS  # the noise certificate pools every step
     result = bench.audit_case(case, runs, epsilon=1.0, alpha=0.05, selection_fraction=0.5)
@@ -138,7 +138,7 @@ def test_each_planted_bug_certifies_more_than_the_ledger(bench, case) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["grid", "point_mass", "far_canary", "discovered_category",
-                                  "dpsgd"])
+                                  "dpsgd", "person"])
 def test_the_real_code_certifies_no_more_than_the_ledger(bench, name) -> None:
     """Holds with probability ≥ 90 % for a correct job (each view at level α/k); the real leak
     through these views is far below ε, so a failure means a bug."""
