@@ -50,9 +50,10 @@ import pandas as pd
 import yaml
 
 from synthpriv.config import load_job
+from synthpriv.datetimes import parse_times
 from synthpriv.evaluation.utility import evaluate_utility
 from synthpriv.evaluation.values import csv_cells, value_fidelity
-from synthpriv.schema import Schema, load_schema, parse_schema
+from synthpriv.schema import CategoricalColumn, DatetimeColumn, Schema, load_schema, parse_schema
 from synthpriv.schema_infer import infer_schema, schema_yaml
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -317,8 +318,12 @@ def read_scored(path: Path, schema: Schema) -> pd.DataFrame:
         cells = (raw[column.name].str.strip() if column.name in raw
                  else pd.Series([""] * len(raw), dtype=object))
         cells = cells.where(cells != "", None)
-        out[column.name] = (pd.to_numeric(cells, errors="coerce") if column.name in numeric
-                            else cells)
+        if isinstance(column, DatetimeColumn):  # days/seconds, as the release models them
+            out[column.name] = pd.Series(parse_times(cells, column.kind, column.format,
+                                                     column.timezone), index=cells.index)
+        else:
+            out[column.name] = (pd.to_numeric(cells, errors="coerce") if column.name in numeric
+                                else cells)
     return pd.DataFrame(out)
 
 
@@ -418,7 +423,7 @@ def public_domain(prepared: Prepared) -> dict:
         if column.name in schema.numeric_names:
             columns[column.name] = {"kind": column.kind, "lower": column.lower,
                                     "upper": column.upper}
-        else:
+        elif isinstance(column, CategoricalColumn):
             columns[column.name] = {"kind": "categorical", "categories": column.categories,
                                     "other": column.other}
     rows = len(read_scored(prepared.train, schema))
