@@ -420,6 +420,11 @@ class IdColumn(_Strict):
         "uppercase or digit, \\ escapes, others literal; none: 16 characters of X",
     )
     missing: bool = False
+    refuse_repeats: bool = Field(
+        default=True, description="refuse the table when a key repeats (a declared key must be "
+        "unique); false for an id decided under DP from an auto column (synthpriv.kinds): a "
+        "refusal would turn on one row, and keys are never read anyway",
+    )
     derived_from: None = None
 
     @model_validator(mode="after")
@@ -464,11 +469,12 @@ UNMODELLED = (IdColumn, TextColumn, IgnoredColumn)
 
 
 class AutoColumn(_Strict):
-    """A column whose kind the run decides under DP (synthpriv.kinds): categorical, integer or
-    continuous, from a noisy count of the cells that read as text, as fractions and as whole
-    numbers. Its domain is then found under DP too, so it is always ``missing: true`` (a cell
-    that does not fit the kind decided is read as missing). Give its kind where it is public
-    knowledge: that saves the decision's budget."""
+    """A column whose kind the run decides under DP (synthpriv.kinds): categorical, integer,
+    continuous, date/datetime (in one public format), text or id, from noisy counts of the cells
+    that read as text, numbers and dates, and of the values that occur once. Its domain is then
+    found under DP too, so it is always ``missing: true`` (a cell that does not fit the kind
+    decided is read as missing). Give its kind where it is public knowledge: that saves the
+    decision's budget."""
 
     name: str
     kind: Literal["auto"]
