@@ -343,6 +343,11 @@ def yardstick(real: pd.DataFrame, synthetic: pd.DataFrame, schema: Schema, real_
         f"{worst['column']}={worst['value']} ({worst['real']:.1%}→{worst['synthetic']:.1%})",
         "fake_spikes": summary["fake_spikes"],
         "fake_spike_columns": summary["columns_with_fake_spikes"],
+        "fake_spike_values": [f"{name}={spike['value']} ({spike['synthetic']:.1%})"
+                              for name, column in values["columns"].items()
+                              for spike in column["fake_spikes"]],
+        "distance_by_column": {name: column["distance"]
+                               for name, column in values["columns"].items()},
         "one_off_share": summary["one_off_share"], "one_offs_real": summary["one_offs_real"],
         "format": {key: summary[key] for key in ("format_checked_columns",
                                                  "integer_as_float_columns",
@@ -369,7 +374,7 @@ def score(train: Path, synthetic: Path, test: Path, schema: Schema, target: str)
 def run_one(config_path: Path, score_schema: Path, result_path: Path) -> None:
     """Child process: run the job at ``config_path`` and write its figures to ``result_path``
     (the release scored from its synthetic.csv with the kinds of ``score_schema``)."""
-    from synthpriv.release import SYNTHETIC
+    from synthpriv.release import MANIFEST, SYNTHETIC
     from synthpriv.runner import run_job  # imported here: the parent never runs a job itself
 
     job = load_job(config_path)
@@ -379,6 +384,9 @@ def run_one(config_path: Path, score_schema: Path, result_path: Path) -> None:
         seconds = time.perf_counter() - started
         scores = score(job.data_path, result.out_dir / SYNTHETIC, job.holdout_path,
                        load_schema(score_schema), job.config.evaluation.target)
+        manifest = json.loads((result.out_dir / MANIFEST).read_text(encoding="utf-8"))
+        scores["kinds"] = {c["name"]: c["kind"] + (f" {c['format']}" if c.get("format") else "")
+                           for c in manifest["schema"]["columns"]}
     scores.update(seconds=seconds, epsilon=result.ledger.epsilon(job.config.budget.delta),
                   records=int(result.records))
     result_path.write_text(json.dumps(scores), encoding="utf-8")
