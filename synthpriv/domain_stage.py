@@ -214,7 +214,12 @@ class DomainStage(Stage):
         upper = column.upper if column.upper is not None else found[1]
         if upper <= lower:  # a DP bound on the wrong side of the public one
             upper = lower + 1.0
-        return {"lower": lower, "upper": upper}
+        # a DP bound clips the tail the noise hid onto itself: decoding spreads it (not at 0,
+        # where columns do pile up, and where the guard puts a bound: synthpriv.privacy.bounds)
+        spread = [side for side, given, bound in (("lower", column.lower, lower),
+                                                  ("upper", column.upper, upper))
+                  if given is None and bound != 0]
+        return {"lower": lower, "upper": upper, "spread_clipped": spread}
 
     def _categories(self, column: CategoricalColumn, kept: list[str]) -> dict:
         """The kept values as categories, the ``other`` label last (if declared); without one,

@@ -241,6 +241,12 @@ class NumericColumn(_Strict):
         default=None, le=15, description="continuous only: decimals (1 to 15) the released values "
         "are rounded to (post-processing); none: full float precision",
     )
+    spread_clipped: list[Literal["lower", "upper"]] = Field(
+        default_factory=list, description="sides whose bound the DP domain step chose (set by "
+        "it): rows decoded at that bound's own fine cell, where the values beyond the bound are "
+        "clipped, are released spread over the range's outermost 1/32 instead of stacked on the "
+        "bound (a spike the data does not hold)",
+    )
     coerce: bool = Field(
         default=False, description="cells that are not finite numbers are read as missing, and "
         "fractions in an integer column are rounded, instead of refusing the table (set by the "
