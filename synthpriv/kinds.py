@@ -7,8 +7,9 @@ without whitespace), ``words`` (text with whitespace, shorter than ``LONG_TEXT``
 that is not whole), ``whole`` (a whole number), or one class per public date/datetime format
 (``TIME_FORMATS``: the formats synthpriv.datetimes lists, fixed in code; a cell is in the first
 one it parses under). Empty cells and common missing markers (``MISSING_MARKERS``: NA, NaN,
-null, …; compared without case) fall in none. Besides its class histogram, the domain step counts
-a column's ``singletons``: the cells whose (stripped) value occurs exactly once in the column.
+null, a dump's NULL, …; compared without case) fall in none. Besides its class histogram, the
+domain step counts a column's ``singletons``: the cells whose (stripped) value occurs exactly
+once in the column.
 It adds discrete Gaussian noise to both; ``decide`` then reads the kind from the noisy counts and
 the public noise scales alone, so the kind is post-processing of DP counts.
 
@@ -51,7 +52,8 @@ import pandas as pd
 
 from synthpriv.datetimes import DATE_FORMATS, DATETIME_FORMATS, ISO_ZONED
 
-MISSING_MARKERS = frozenset({"na", "n/a", "nan", "null", "none", "?", "-", ".", "..."})
+# backslash-N (compared as backslash-n): the NULL of MySQL and PostgreSQL text dumps
+MISSING_MARKERS = frozenset({"na", "n/a", "nan", "null", "none", "?", "-", ".", "...", "\\n"})
 FRACTION_SHARE = 0.05
 FRACTION_NOISE = 3.0
 LONG_TEXT = 50  # characters: a category label is a name, a sentence is longer (as the draft's)

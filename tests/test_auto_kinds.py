@@ -75,6 +75,15 @@ def test_dates_and_long_text_keep_the_class_histogram_at_sensitivity_one() -> No
     assert max(replaced) == pytest.approx(histogram_l2_sensitivity("replace_one"))
 
 
+def test_a_dump_null_is_missing_and_sentences_are_long_text() -> None:
+    """``\\N`` (a SQL dump's NULL) is a missing marker, not a token; a sentence with spaces of
+    LONG_TEXT characters or more is long text, a short label with spaces is words."""
+    cells = pd.Series(["\\N", "\\N", "\\n", "Network Server", "A laptop with the records of "
+                       "1,272 people was stolen from a car.", "Theft"])
+    counts = dict(zip(CLASSES, class_counts(cells).tolist(), strict=True))
+    assert {c: n for c, n in counts.items() if n} == {"token": 1, "words": 1, "long text": 1}
+
+
 def _singletons(column: pd.Series) -> int:
     return singletons(value_counts(column))
 
