@@ -177,6 +177,18 @@ MUTATIONS: tuple[Mutation, ...] = (
         "[:round(job.config.evaluation.holdout_fraction * len(real))])",
         ("tests/privacy/test_hold_back.py",),
         "a hold-back of fixed size round(f·n): adding a row can replace a fitted one"),
+    Mutation(
+        "kind-singletons-exact", "synthpriv/domain_stage.py",
+        "kinds[name] = decide(noisy, sigma, unique, unique_sigma)",
+        "kinds[name] = decide(noisy, sigma, singletons(values[name]), unique_sigma)",
+        ("tests/test_auto_kinds.py",),
+        "an auto column's near-unique decision read from its exact singleton count"),
+    Mutation(
+        "kind-singleton-sensitivity", "synthpriv/privacy/domain_budget.py",
+        "    if neighbouring == \"replace_one\":\n        return 2.0",
+        "    if neighbouring == \"replace_one\":\n        return 1.0",
+        ("tests/test_auto_kinds.py",),
+        "singleton counts noised for sensitivity 1 under replace-one (it is 2)"),
 )
 
 
