@@ -43,7 +43,7 @@ from synthpriv.encoding import TableEncoder
 from synthpriv.errors import ConfigError
 from synthpriv.kinds import CLASSES, class_counts, decide, decided_column, singletons, value_counts
 from synthpriv.privacy.accountant import Ledger
-from synthpriv.privacy.bounds import Buckets, bounds_from_noisy
+from synthpriv.privacy.bounds import Buckets, YearBuckets, bounds_from_noisy
 from synthpriv.privacy.domain_budget import domain_share, plan_domain_noise
 from synthpriv.privacy.mechanisms import discrete_gaussian_histogram
 from synthpriv.privacy.partition import select_partitions
@@ -145,9 +145,10 @@ class DomainStage(Stage):
                 chunks = [conform(chunk, schema) for chunk in chunks]
         if chunks is None:
             chunks = iter_chunks(job.data_path, schema, job.config.data.chunk_rows)
-        # a date/datetime column is an integer column over days/seconds (synthpriv.datetimes)
-        buckets = {name: Buckets("integer" if isinstance(schema.column(name), DatetimeColumn)
-                                 else schema.column(name).kind) for name in bounds}
+        # a date/datetime column: days/seconds (synthpriv.datetimes) in calendar-year buckets
+        buckets = {name: YearBuckets(schema.column(name).kind)
+                   if isinstance(schema.column(name), DatetimeColumn)
+                   else Buckets(schema.column(name).kind) for name in bounds}
         bucket_counts = {name: np.zeros(b.size, dtype=np.int64) for name, b in buckets.items()}
         value_counts: dict[str, Counter] = {name: Counter() for name in categories}
         for chunk in chunks:

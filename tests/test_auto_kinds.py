@@ -202,3 +202,26 @@ def test_dates_text_and_ids_end_to_end(tmp_path: Path) -> None:
     labels = [e.label for e in synth._fitted.synthesis.ledger.events
               if isinstance(e, DiscreteGaussianEvent)]
     assert any("singleton counts" in label for label in labels)
+
+
+def test_year_buckets_partition_the_time_line_and_bound_a_date_column_by_years() -> None:
+    """Each value (days or seconds) falls in the one bucket whose range holds it, the buckets
+    tile the line without gaps, and a 2019–2021 date column's DP range is whole years around
+    its data (octaves of days since 1970 gave 2014–2059)."""
+    from synthpriv.privacy.bounds import YearBuckets, bounds_from_noisy
+
+    rng = np.random.default_rng(3)
+    for kind, scale in (("date", 1.0), ("datetime", 86400.0)):
+        buckets = YearBuckets(kind)
+        ranges = [buckets.value_range(b) for b in range(buckets.size)]
+        assert all(high + 1 == nxt for (_, high), (nxt, _) in zip(ranges, ranges[1:], strict=False))
+        values = np.floor(rng.uniform(-80_000, 80_000, 2000) * scale)  # 1750–2189
+        for value, bucket in zip(values, buckets.index(values), strict=True):
+            low, high = ranges[bucket]
+            assert low <= value <= high
+    days = (pd.to_datetime(_table(3000)["when"]) - pd.Timestamp("1970-01-01")).dt.days
+    buckets = YearBuckets("date")
+    counts = buckets.counts(days.to_numpy(dtype=float))
+    lower, upper = bounds_from_noisy(counts + rng.normal(0, 10, counts.size), 10.0, buckets)
+    first, last = (pd.Timestamp("1970-01-01") + pd.to_timedelta([lower, upper], unit="D"))
+    assert first.year >= 2018 and last.year <= 2022 and (first.month, first.day) == (1, 1)
