@@ -109,7 +109,7 @@ class TableEncoder:
         ``decimals`` without one, within its bounds), NaN for the missing code, derived columns
         from their source. A bin flagged in ``atoms`` (a point mass the noisy fine counts found,
         ``compress.heaped``) is decoded at its roundest value (``roundest``): the value a heap
-        sits on. Post-processing: costs no budget."""
+        sits on (not for date/datetime columns: see below). Post-processing: costs no budget."""
         atoms = atoms or {}
         columns = {}
         for j, column in enumerate(self.schema.modelled):
@@ -120,8 +120,11 @@ class TableEncoder:
                 values = pd.Series(categories[np.where(missing, len(column.categories), code)])
                 columns[column.name] = values.where(~missing)
             else:
+                # a heap in days/seconds since 1970 is no decimal heap: its "roundest" value
+                # (a multiple of 10ᵏ seconds) is no round time, so dates are drawn in the cell
+                heaps = None if isinstance(column, DatetimeColumn) else atoms.get(column.name)
                 columns[column.name] = self._draw_in_bin(column, np.where(missing, 0, code), rng,
-                                                         missing, atoms.get(column.name))
+                                                         missing, heaps)
         for column in self.schema.columns:
             if column.derived_from is not None:
                 columns[column.name] = derive(column, columns)

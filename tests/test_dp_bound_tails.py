@@ -65,3 +65,21 @@ def test_a_heavy_tail_leaves_no_fake_spike_at_its_dp_upper_bound(kind: str) -> N
         assert released.min() >= column.lower and released.max() <= column.upper
         values = value_fidelity(table, pd.DataFrame({"affected": released}), ["affected"])
         assert values["columns"]["affected"]["fake_spikes"] == []
+
+
+def test_a_heaped_cell_of_a_datetime_column_is_not_decoded_at_one_second() -> None:
+    """A fine cell the noisy counts flag as heaped decodes at its roundest value for a number
+    (a heap at 40 hours), but for seconds since 1970 that value is no round time (10:40:00 on
+    some day: a fake spike of mn_police's timestamps at the data's last cell), so a datetime
+    column's rows are drawn within the cell."""
+    raw = {"columns": [{"name": "t", "kind": "datetime", "lower": "2016-01-01T00:00:00",
+                        "upper": "2021-12-31T23:59:59"},
+                       {"name": "n", "kind": "integer", "lower": 0, "upper": 100_000}]}
+    encoder = TableEncoder(parse_schema(raw, "test"))
+    codes = np.full((2000, 2), 700)
+    atoms = {name: np.zeros(size, dtype=bool) for name, size in
+             zip(("t", "n"), encoder.domain.shape, strict=True)}
+    atoms["t"][700] = atoms["n"][700] = True
+    decoded = encoder.decode(codes, np.random.default_rng(0), atoms)
+    assert decoded["n"].nunique() == 1  # a number's heap: one value
+    assert decoded["t"].value_counts(normalize=True).max() < SPIKE_SYNTHETIC

@@ -1,5 +1,9 @@
 """DP bounds of a numeric column from a noisy histogram over public, data-independent buckets.
 
+Date and datetime columns (days / seconds since 1970) use ``YearBuckets`` instead: one bucket per
+calendar year of TIME_YEARS and one outer bucket each side (same mechanism, same read-out; no
+bucket around zero). The rest of this docstring is about numeric columns.
+
 Buckets (after OpenDP's private bounds): the sign of a value and the power of two of its
 magnitude. A value x with 2^j ≤ |x| < 2^(j+1) falls in the bucket (sign x, j), for j from
 MIN_EXPONENT (0 for integer columns, −16 for continuous ones) to MAX_EXPONENT − 1; magnitudes
