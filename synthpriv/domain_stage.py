@@ -41,7 +41,7 @@ from synthpriv.datetimes import format_times, parse_times
 from synthpriv.domain import Domain
 from synthpriv.encoding import TableEncoder
 from synthpriv.errors import ConfigError
-from synthpriv.kinds import CLASSES, class_counts, decide, decided_column, singletons, value_counts
+from synthpriv.kinds import CLASSES, cell_classes, decide, decided_column, singletons
 from synthpriv.privacy.accountant import Ledger
 from synthpriv.privacy.bounds import Buckets, YearBuckets, bounds_from_noisy
 from synthpriv.privacy.domain_budget import domain_share, plan_domain_noise
@@ -188,8 +188,9 @@ class DomainStage(Stage):
         values: dict[str, Counter] = {name: Counter() for name in self.kinds}
         for chunk in chunks:
             for name, total in counts.items():
-                total += class_counts(chunk[name])
-                values[name].update(value_counts(chunk[name]))
+                classes, text = cell_classes(chunk[name])
+                total += classes
+                values[name].update(text.value_counts().to_dict())
         sigma, unique_sigma = plan.noise["kind_sigma"], plan.noise["singleton_sigma"]
         kinds = {}
         for name, total in counts.items():

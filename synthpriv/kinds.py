@@ -8,8 +8,8 @@ that is not whole), ``whole`` (a whole number), or one class per public date/dat
 (``TIME_FORMATS``: the formats synthpriv.datetimes lists, fixed in code; a cell is in the first
 one it parses under). Empty cells and common missing markers (``MISSING_MARKERS``: NA, NaN,
 null, a dump's NULL, …; compared without case) fall in none. Besides its class histogram, the
-domain step counts a column's ``singletons``: the cells whose (stripped) value occurs exactly
-once in the column.
+domain step counts a column's ``singletons``: the cells of the text classes whose (stripped)
+value occurs exactly once in the column.
 It adds discrete Gaussian noise to both; ``decide`` then reads the kind from the noisy counts and
 the public noise scales alone, so the kind is post-processing of DP counts.
 
@@ -97,9 +97,10 @@ def present_cells(cells: pd.Series) -> pd.Series:
     return text[(text != "") & ~text.str.lower().isin(MISSING_MARKERS)]
 
 
-def class_counts(cells: pd.Series) -> np.ndarray:
+def cell_classes(cells: pd.Series) -> tuple[np.ndarray, pd.Series]:
     """How many of ``cells`` (text, NaN for missing) fall in each of CLASSES (exact counts:
-    the domain step adds the noise)."""
+    the domain step adds the noise), and the cells of the text classes (stripped), whose
+    values the singleton count reads."""
     text = present_cells(cells)
     counts = dict.fromkeys(CLASSES, 0)
     numbers = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float)
@@ -122,18 +123,24 @@ def class_counts(cells: pd.Series) -> np.ndarray:
     long = spaced & (words.str.len() >= LONG_TEXT).to_numpy(dtype=bool)
     counts["token"], counts["words"] = int((~spaced).sum()), int((spaced & ~long).sum())
     counts["long text"] = int(long.sum())
-    return np.array([counts[c] for c in CLASSES], dtype=np.int64)
+    return np.array([counts[c] for c in CLASSES], dtype=np.int64), words
+
+
+def class_counts(cells: pd.Series) -> np.ndarray:
+    """How many of ``cells`` fall in each of CLASSES (``cell_classes``' counts)."""
+    return cell_classes(cells)[0]
 
 
 def value_counts(cells: pd.Series) -> Counter:
-    """How often each present (stripped) value occurs in ``cells``: summed over chunks, it gives
-    the column's ``singletons``."""
-    return Counter(present_cells(cells).value_counts().to_dict())
+    """How often each value of the text classes occurs in ``cells``: summed over chunks, it
+    gives the column's ``singletons`` (numbers and dates are left out: the decision reads
+    singletons only for text, and a column of a million distinct amounts would fill memory)."""
+    return Counter(cell_classes(cells)[1].value_counts().to_dict())
 
 
 def singletons(counts: Counter) -> int:
-    """How many cells hold a value that occurs exactly once (exact: the domain step adds the
-    noise)."""
+    """How many text cells hold a value that occurs exactly once (exact: the domain step adds
+    the noise)."""
     return sum(1 for count in counts.values() if count == 1)
 
 
