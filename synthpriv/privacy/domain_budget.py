@@ -8,7 +8,7 @@ k/(2z²) zCDP, so z = √(k/(2ρ)). Category discovery adds, per column, the δ 
 
 A column of kind ``auto`` adds ``KIND_STATISTICS`` = 2 statistics (synthpriv.kinds), each at
 ``KIND_NOISE_FACTOR`` times the noise: the histogram of its cell classes (sensitivity Δ₂, each
-cell in one class) and its count of singletons (cells whose value occurs once; sensitivity
+cell in one class) and its count of singletons (text cells whose value occurs once; sensitivity
 ``singleton_sensitivity``: 1 under add/remove, 2 under replace-one). A kind needs shares, not
 counts, so each costs 1/KIND_NOISE_FACTOR² of a domain histogram. With k_a such columns,
 ρ = (k + 2·k_a/F²)/(2z²). Each auto column then needs a domain histogram too (bounds or
