@@ -43,7 +43,7 @@ from synthpriv.encoding import TableEncoder
 from synthpriv.errors import ConfigError
 from synthpriv.kinds import CLASSES, cell_classes, decide, decided_column, singletons
 from synthpriv.privacy.accountant import Ledger
-from synthpriv.privacy.bounds import Buckets, YearBuckets, bounds_from_noisy
+from synthpriv.privacy.bounds import MIN_EXPONENT, Buckets, YearBuckets, bounds_from_noisy
 from synthpriv.privacy.domain_budget import domain_share, plan_domain_noise
 from synthpriv.privacy.mechanisms import discrete_gaussian_histogram
 from synthpriv.privacy.partition import select_partitions
@@ -216,11 +216,13 @@ class DomainStage(Stage):
         upper = column.upper if column.upper is not None else found[1]
         if upper <= lower:  # a DP bound on the wrong side of the public one
             upper = lower + 1.0
-        # a DP bound clips the tail the noise hid onto itself: decoding spreads it (not at 0,
-        # where columns do pile up, and where the guard puts a bound: synthpriv.privacy.bounds)
+        # a DP bound clips the tail the noise hid onto itself: decoding spreads it; not at the
+        # bucket around 0 (|bound| ≤ 1 for integers, 2⁻¹⁶ for continuous columns), whose cell
+        # holds the zeros columns pile up on, and where the guard puts a bound (privacy.bounds)
+        zero = 2.0 ** MIN_EXPONENT.get(column.kind, 0)
         spread = [side for side, given, bound in (("lower", column.lower, lower),
                                                   ("upper", column.upper, upper))
-                  if given is None and bound != 0]
+                  if given is None and abs(bound) > zero]
         return {"lower": lower, "upper": upper, "spread_clipped": spread}
 
     def _categories(self, column: CategoricalColumn, kept: list[str]) -> dict:
