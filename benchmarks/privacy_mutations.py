@@ -185,10 +185,10 @@ MUTATIONS: tuple[Mutation, ...] = (
         "an auto column's near-unique decision read from its exact singleton count"),
     Mutation(
         "kind-singleton-sensitivity", "synthpriv/privacy/domain_budget.py",
-        "    if neighbouring == \"replace_one\":\n        return 2.0",
-        "    if neighbouring == \"replace_one\":\n        return 1.0",
+        "    return histogram_l1_sensitivity(neighbouring)",
+        "    return histogram_l2_sensitivity(neighbouring)",
         ("tests/test_auto_kinds.py",),
-        "singleton counts noised for sensitivity 1 under replace-one (it is 2)"),
+        "singleton counts noised for sensitivity √2 under replace-one (it is 2)"),
 )
 
 

@@ -25,7 +25,7 @@ import math
 from dataclasses import dataclass, field
 
 from synthpriv.privacy.accountant import DiscreteGaussianEvent, PrivacyEvent, ThresholdEvent
-from synthpriv.privacy.mechanisms import histogram_l2_sensitivity
+from synthpriv.privacy.mechanisms import histogram_l1_sensitivity, histogram_l2_sensitivity
 from synthpriv.privacy.partition import selection_threshold
 
 KIND_NOISE_FACTOR = 2.0  # an auto column's kind statistics: twice the domain histograms' noise
@@ -33,14 +33,11 @@ KIND_STATISTICS = 2  # per auto column: its class histogram and its singleton co
 
 
 def singleton_sensitivity(neighbouring: str) -> float:
-    """Sensitivity of one column's count of singletons (cells whose value occurs exactly once):
-    adding or removing a row moves one value's count by 1, which makes or unmakes at most one
-    singleton (1); replace-one moves two values' counts (2). One number, so L1 = L2."""
-    if neighbouring == "add_remove":
-        return 1.0
-    if neighbouring == "replace_one":
-        return 2.0
-    raise ValueError(f"unknown neighbouring relation {neighbouring!r}")
+    """Sensitivity of one column's count of singletons (text cells whose value occurs exactly
+    once): adding or removing a row moves one value's count by 1, which makes or unmakes at most
+    one singleton (1); replace-one moves two values' counts (2). That is a histogram's L1
+    sensitivity (one number, so L1 = L2 for it), named where the relations are mapped."""
+    return histogram_l1_sensitivity(neighbouring)
 
 
 @dataclass
