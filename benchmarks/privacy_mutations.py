@@ -259,6 +259,24 @@ MUTATIONS: tuple[Mutation, ...] = (
         "    if True:\n        rest = pool.drop",
         ("tests/evaluation/test_shadow.py",),
         "data.person: the shadow attack's target is one row, not a whole person"),
+    Mutation(
+        "kind-singletons-exact", "synthpriv/domain_stage.py",
+        "kinds[name] = decide(noisy, sigma, unique, unique_sigma)",
+        "kinds[name] = decide(noisy, sigma, singletons(values[name]), unique_sigma)",
+        ("tests/test_auto_kinds.py",),
+        "an auto column's near-unique decision read from its exact singleton count"),
+    Mutation(
+        "kind-singleton-sensitivity", "synthpriv/privacy/domain_budget.py",
+        "    return histogram_l1_sensitivity(neighbouring, rows_per_person)",
+        "    return histogram_l2_sensitivity(neighbouring, rows_per_person)",
+        ("tests/test_auto_kinds.py",),
+        "singleton counts noised for sensitivity √2 under replace-one (it is 2)"),
+    Mutation(
+        "kind-singleton-sensitivity-not-k", "synthpriv/privacy/domain_budget.py",
+        "    return histogram_l1_sensitivity(neighbouring, rows_per_person)",
+        "    return histogram_l1_sensitivity(neighbouring)",
+        ("tests/test_auto_kinds.py",),
+        "data.person: singleton counts noised for one row's sensitivity, not k"),
 )
 
 

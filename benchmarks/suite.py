@@ -50,9 +50,10 @@ import pandas as pd
 import yaml
 
 from synthpriv.config import load_job
+from synthpriv.datetimes import parse_times
 from synthpriv.evaluation.utility import evaluate_utility
 from synthpriv.evaluation.values import csv_cells, value_fidelity
-from synthpriv.schema import Schema, load_schema, parse_schema
+from synthpriv.schema import CategoricalColumn, DatetimeColumn, Schema, load_schema, parse_schema
 from synthpriv.schema_infer import infer_schema, schema_yaml
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -317,8 +318,12 @@ def read_scored(path: Path, schema: Schema) -> pd.DataFrame:
         cells = (raw[column.name].str.strip() if column.name in raw
                  else pd.Series([""] * len(raw), dtype=object))
         cells = cells.where(cells != "", None)
-        out[column.name] = (pd.to_numeric(cells, errors="coerce") if column.name in numeric
-                            else cells)
+        if isinstance(column, DatetimeColumn):  # days/seconds, as the release models them
+            out[column.name] = pd.Series(parse_times(cells, column.kind, column.format,
+                                                     column.timezone), index=cells.index)
+        else:
+            out[column.name] = (pd.to_numeric(cells, errors="coerce") if column.name in numeric
+                                else cells)
     return pd.DataFrame(out)
 
 
@@ -338,6 +343,11 @@ def yardstick(real: pd.DataFrame, synthetic: pd.DataFrame, schema: Schema, real_
         f"{worst['column']}={worst['value']} ({worst['real']:.1%}→{worst['synthetic']:.1%})",
         "fake_spikes": summary["fake_spikes"],
         "fake_spike_columns": summary["columns_with_fake_spikes"],
+        "fake_spike_values": [f"{name}={spike['value']} ({spike['synthetic']:.1%})"
+                              for name, column in values["columns"].items()
+                              for spike in column["fake_spikes"]],
+        "distance_by_column": {name: column["distance"]
+                               for name, column in values["columns"].items()},
         "one_off_share": summary["one_off_share"], "one_offs_real": summary["one_offs_real"],
         "format": {key: summary[key] for key in ("format_checked_columns",
                                                  "integer_as_float_columns",
@@ -364,7 +374,7 @@ def score(train: Path, synthetic: Path, test: Path, schema: Schema, target: str)
 def run_one(config_path: Path, score_schema: Path, result_path: Path) -> None:
     """Child process: run the job at ``config_path`` and write its figures to ``result_path``
     (the release scored from its synthetic.csv with the kinds of ``score_schema``)."""
-    from synthpriv.release import SYNTHETIC
+    from synthpriv.release import MANIFEST, SYNTHETIC
     from synthpriv.runner import run_job  # imported here: the parent never runs a job itself
 
     job = load_job(config_path)
@@ -374,6 +384,9 @@ def run_one(config_path: Path, score_schema: Path, result_path: Path) -> None:
         seconds = time.perf_counter() - started
         scores = score(job.data_path, result.out_dir / SYNTHETIC, job.holdout_path,
                        load_schema(score_schema), job.config.evaluation.target)
+        manifest = json.loads((result.out_dir / MANIFEST).read_text(encoding="utf-8"))
+        scores["kinds"] = {c["name"]: c["kind"] + (f" {c['format']}" if c.get("format") else "")
+                           for c in manifest["schema"]["columns"]}
     scores.update(seconds=seconds, epsilon=result.ledger.epsilon(job.config.budget.delta),
                   records=int(result.records))
     result_path.write_text(json.dumps(scores), encoding="utf-8")
@@ -418,7 +431,7 @@ def public_domain(prepared: Prepared) -> dict:
         if column.name in schema.numeric_names:
             columns[column.name] = {"kind": column.kind, "lower": column.lower,
                                     "upper": column.upper}
-        else:
+        elif isinstance(column, CategoricalColumn):
             columns[column.name] = {"kind": "categorical", "categories": column.categories,
                                     "other": column.other}
     rows = len(read_scored(prepared.train, schema))

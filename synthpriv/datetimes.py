@@ -21,6 +21,18 @@ import numpy as np
 import pandas as pd
 
 ISO_DATE = "%Y-%m-%d"
+# The public formats a column of dates is recognised in (the data-read draft, synthpriv.
+# draft_columns, and the DP kind decision of an auto column, synthpriv.kinds): fixed here, never
+# read from data. Timestamps with a zone are ISO 8601 (``ISO_ZONED``), read and written by pandas.
+DATE_FORMATS = ("%Y-%m-%d", "%m/%d/%Y", "%d/%m/%Y", "%Y/%m/%d", "%d.%m.%Y", "%d-%m-%Y",
+                "%m-%d-%Y", "%b %d, %Y", "%B %d, %Y", "%d %b %Y", "%d %B %Y", "%m/%d/%y",
+                "%d/%m/%y", "%d-%b-%Y", "%d-%b-%y")
+DATETIME_FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M",
+                    "%Y-%m-%dT%H:%M", "%m/%d/%Y %H:%M:%S", "%m/%d/%Y %H:%M",
+                    "%d/%m/%Y %H:%M:%S", "%d/%m/%Y %H:%M", "%m/%d/%Y %I:%M:%S %p",
+                    "%m/%d/%Y %I:%M %p", "%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%dT%H:%M:%S.%f",
+                    "%Y/%m/%d %H:%M:%S", "%Y/%m/%d %H:%M")
+ISO_ZONED = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)$")
 _OFFSET = re.compile(r"^(?:UTC)?([+-])(\d{2}):?(\d{2})$")
 _ZONED = re.compile(r"(?:Z|[+-]\d{2}:?\d{2})$")
 _EPOCH = pd.Timestamp("1970-01-01", tz="UTC")

@@ -39,12 +39,13 @@ import pandas as pd
 
 from synthpriv.chunks import iter_chunks
 from synthpriv.config import Job
+from synthpriv.datetimes import format_times, parse_times
 from synthpriv.domain import Domain
 from synthpriv.encoding import TableEncoder
 from synthpriv.errors import ConfigError
-from synthpriv.kinds import class_counts, decide, decided_column
+from synthpriv.kinds import CLASSES, cell_classes, decide, decided_column, singletons
 from synthpriv.privacy.accountant import Ledger
-from synthpriv.privacy.bounds import Buckets, bounds_from_noisy
+from synthpriv.privacy.bounds import MIN_EXPONENT, Buckets, YearBuckets, bounds_from_noisy
 from synthpriv.privacy.domain_budget import domain_share, plan_domain_noise
 from synthpriv.privacy.mechanisms import discrete_gaussian_histogram
 from synthpriv.privacy.partition import select_partitions
@@ -54,8 +55,10 @@ from synthpriv.schema import (
     AutoColumn,
     CategoricalColumn,
     DatetimeColumn,
+    IdColumn,
     NumericColumn,
     Schema,
+    TextColumn,
     parse_schema,
 )
 from synthpriv.stage import PipelineState, PlanContext, Stage, StagePlan
@@ -111,6 +114,7 @@ class DomainStage(Stage):
         figures = {"sigma": noise.sigma, "noise_multiplier": noise.multiplier}
         if noise.kind_sigma is not None:
             figures["kind_sigma"] = noise.kind_sigma
+            figures["singleton_sigma"] = noise.singleton_sigma
         if noise.threshold is not None:
             figures["category_threshold"] = float(noise.threshold)
             figures["delta_thresholds"] = noise.delta_per_column * (
@@ -138,15 +142,17 @@ class DomainStage(Stage):
             chunks = None if chunks is None else list(chunks)
             schema = self._decide_kinds(job, plan, source, chunks)
             for name in self.kinds:
-                decided = bounds if isinstance(schema.column(name), NumericColumn) else categories
-                decided.append(name)
+                column = schema.column(name)
+                if isinstance(column, NumericColumn | CategoricalColumn):  # not text or id
+                    (bounds if isinstance(column, NumericColumn) else categories).append(name)
             if chunks is not None:
                 chunks = [conform(chunk, schema) for chunk in chunks]
         if chunks is None:
             chunks = iter_chunks(job.data_path, schema, job.config.data.chunk_rows)
-        # a date/datetime column is an integer column over days/seconds (synthpriv.datetimes)
-        buckets = {name: Buckets("integer" if isinstance(schema.column(name), DatetimeColumn)
-                                 else schema.column(name).kind) for name in bounds}
+        # a date/datetime column: days/seconds (synthpriv.datetimes) in calendar-year buckets
+        buckets = {name: YearBuckets(schema.column(name).kind)
+                   if isinstance(schema.column(name), DatetimeColumn)
+                   else Buckets(schema.column(name).kind) for name in bounds}
         bucket_counts = {name: np.zeros(b.size, dtype=np.int64) for name, b in buckets.items()}
         value_counts: dict[str, Counter] = {name: Counter() for name in categories}
         for chunk in chunks:
@@ -178,16 +184,24 @@ class DomainStage(Stage):
         chunks: list[pd.DataFrame] | None,
     ) -> Schema:
         """The schema with each auto column replaced by the kind read from its noisy class
-        counts (synthpriv.kinds; σ = the plan's ``kind_sigma``): one pass over the table."""
+        counts and noisy singleton count (synthpriv.kinds; σ = the plan's ``kind_sigma`` and
+        ``singleton_sigma``): one pass over the table."""
         if chunks is None:
             chunks = iter_chunks(job.data_path, job.schema, job.config.data.chunk_rows)
-        counts = {name: np.zeros(3, dtype=np.int64) for name in self.kinds}
+        counts = {name: np.zeros(len(CLASSES), dtype=np.int64) for name in self.kinds}
+        values: dict[str, Counter] = {name: Counter() for name in self.kinds}
         for chunk in chunks:
             for name, total in counts.items():
-                total += class_counts(chunk[name])
-        sigma = plan.noise["kind_sigma"]
-        kinds = {name: decide(discrete_gaussian_histogram(total, sigma, source), sigma)
-                 for name, total in counts.items()}
+                classes, text = cell_classes(chunk[name])
+                total += classes
+                values[name].update(text.value_counts().to_dict())
+        sigma, unique_sigma = plan.noise["kind_sigma"], plan.noise["singleton_sigma"]
+        kinds = {}
+        for name, total in counts.items():
+            noisy = discrete_gaussian_histogram(total, sigma, source)
+            unique = discrete_gaussian_histogram(np.array([singletons(values[name])]),
+                                                 unique_sigma, source)[0]
+            kinds[name] = decide(noisy, sigma, unique, unique_sigma)
         raw = job.schema.model_dump(exclude_defaults=True)
         raw["columns"] = [decided_column(c["name"], kinds[c["name"]]) if c["name"] in kinds else c
                           for c in raw["columns"]]
@@ -206,7 +220,14 @@ class DomainStage(Stage):
         upper = column.upper if column.upper is not None else found[1]
         if upper <= lower:  # a DP bound on the wrong side of the public one
             upper = lower + 1.0
-        return {"lower": lower, "upper": upper}
+        # a DP bound clips the tail the noise hid onto itself: decoding spreads it; not at the
+        # bucket around 0 (|bound| ≤ 1 for integers, 2⁻¹⁶ for continuous columns), whose cell
+        # holds the zeros columns pile up on, and where the guard puts a bound (privacy.bounds)
+        zero = 2.0 ** MIN_EXPONENT.get(column.kind, 0)
+        spread = [side for side, given, bound in (("lower", column.lower, lower),
+                                                  ("upper", column.upper, upper))
+                  if given is None and abs(bound) > zero]
+        return {"lower": lower, "upper": upper, "spread_clipped": spread}
 
     def _categories(self, column: CategoricalColumn, kept: list[str]) -> dict:
         """The kept values as categories, the ``other`` label last (if declared); without one,
@@ -252,12 +273,20 @@ def with_domain_step(
 def conform(table: pd.DataFrame, schema: Schema) -> pd.DataFrame:
     """A table read with the unresolved schema, as the resolved one reads it: a value outside a
     column's categories becomes its ``other`` label, or missing (the domain step's rule); the
-    text of an auto column decided numeric is read as its numbers (``coerce_numbers``)."""
+    text of an auto column decided numeric is read as its numbers (``coerce_numbers``), decided
+    date/datetime as its days/seconds (``parse_times``: a cell in another format is missing), and
+    the cells of one decided text or id are dropped unread."""
     table = table.copy()
     for column in schema.columns:
-        if (isinstance(column, NumericColumn) and column.coerce
+        if (isinstance(column, DatetimeColumn) and column.coerce
+                and not pd.api.types.is_float_dtype(table[column.name])):
+            table[column.name] = parse_times(table[column.name], column.kind, column.format,
+                                             column.timezone)
+        elif (isinstance(column, NumericColumn) and column.coerce
                 and not pd.api.types.is_float_dtype(table[column.name])):
             table[column.name] = coerce_numbers(table[column.name], column)
+        elif isinstance(column, IdColumn | TextColumn) and column.name in table:
+            table[column.name] = np.nan  # never read (as the readers drop them)
         elif isinstance(column, CategoricalColumn) and column.categories is not None:
             values = table[column.name]
             known = values.isin(column.categories) | values.isna()
@@ -273,8 +302,17 @@ def domain_lines(declared: Schema, resolved: Schema) -> list[str]:
     for column in declared.unresolved:
         chosen = resolved.column(column.name)
         kind = f"{chosen.kind} (decided under DP)" if isinstance(column, AutoColumn) else chosen.kind
-        if isinstance(chosen, NumericColumn):
+        if isinstance(chosen, DatetimeColumn):
+            lower, upper = format_times(pd.Series([chosen.lower, chosen.upper]), chosen.kind,
+                                        chosen.format, chosen.timezone)
+            domain = f"[{lower}, {upper}]" + (f", written '{chosen.format}'"
+                                              if chosen.format else "")
+        elif isinstance(chosen, NumericColumn):
             domain = f"[{chosen.lower:g}, {chosen.upper:g}]"
+        elif isinstance(chosen, TextColumn):
+            domain = "free text: released empty"
+        elif isinstance(chosen, IdColumn):
+            domain = "keys: released as fresh keys"
         else:
             shown = ", ".join(chosen.categories[:5]) + (", …" if len(chosen.categories) > 5 else "")
             domain = f"{len(chosen.categories)} categories kept ({shown or 'none: all missing'})"

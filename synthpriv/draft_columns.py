@@ -30,7 +30,7 @@ from decimal import Decimal, InvalidOperation
 import numpy as np
 import pandas as pd
 
-from synthpriv.datetimes import format_times, parse_times
+from synthpriv.datetimes import DATE_FORMATS, DATETIME_FORMATS, ISO_ZONED, format_times, parse_times
 from synthpriv.ids import CLASSES, MIN_SPACE, space
 from synthpriv.kinds import MISSING_MARKERS
 
@@ -41,16 +41,7 @@ NEAR_UNIQUE = 0.5  # distinct / non-missing above this: an identifier or free te
 LONG_TEXT = 50  # mean characters of a distinct value above this: free text
 MAX_KEY_CHARS = 40
 ROW_NUMBER_FORMAT = "9" * 20  # fresh row keys: 20 digits (10^20 ≥ 2^64 keys, synthpriv.ids)
-DATE_FORMATS = ("%Y-%m-%d", "%m/%d/%Y", "%d/%m/%Y", "%Y/%m/%d", "%d.%m.%Y", "%d-%m-%Y",
-                "%m-%d-%Y", "%b %d, %Y", "%B %d, %Y", "%d %b %Y", "%d %B %Y", "%m/%d/%y",
-                "%d/%m/%y", "%d-%b-%Y", "%d-%b-%y")
-DATETIME_FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M",
-                    "%Y-%m-%dT%H:%M", "%m/%d/%Y %H:%M:%S", "%m/%d/%Y %H:%M",
-                    "%d/%m/%Y %H:%M:%S", "%d/%m/%Y %H:%M", "%m/%d/%Y %I:%M:%S %p",
-                    "%m/%d/%Y %I:%M %p", "%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%dT%H:%M:%S.%f",
-                    "%Y/%m/%d %H:%M:%S", "%Y/%m/%d %H:%M")
 KEY_NAME = re.compile(r"(?i)^(rownames|row|index|id|key)$|[_.\s-](id|key)$|[a-z]ID$")
-_ISO_ZONED = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)$")
 _OFFSET = re.compile(r"([+-]\d\d):?(\d\d)$")
 
 
@@ -109,7 +100,7 @@ def _numeric(entry: dict, text: pd.Series, numbers: pd.Series, coerce: bool,
 def _dates(entry: dict, present: pd.Series, missing: bool) -> tuple[dict, str] | None:
     """A date/datetime entry if every value parses under one public format, else None."""
     values = pd.Series(present.unique())
-    if values.str.fullmatch(_ISO_ZONED).all():
+    if values.str.fullmatch(ISO_ZONED).all():
         offsets = values.str.extract(_OFFSET).dropna()
         zone = "+00:00"  # 'Z'
         if len(offsets):

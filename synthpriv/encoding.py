@@ -109,7 +109,7 @@ class TableEncoder:
         ``decimals`` without one, within its bounds), NaN for the missing code, derived columns
         from their source. A bin flagged in ``atoms`` (a point mass the noisy fine counts found,
         ``compress.heaped``) is decoded at its roundest value (``roundest``): the value a heap
-        sits on. Post-processing: costs no budget."""
+        sits on (not for date/datetime columns: see below). Post-processing: costs no budget."""
         atoms = atoms or {}
         columns = {}
         for j, column in enumerate(self.schema.modelled):
@@ -120,8 +120,11 @@ class TableEncoder:
                 values = pd.Series(categories[np.where(missing, len(column.categories), code)])
                 columns[column.name] = values.where(~missing)
             else:
+                # a heap in days/seconds since 1970 is no decimal heap: its "roundest" value
+                # (a multiple of 10ᵏ seconds) is no round time, so dates are drawn in the cell
+                heaps = None if isinstance(column, DatetimeColumn) else atoms.get(column.name)
                 columns[column.name] = self._draw_in_bin(column, np.where(missing, 0, code), rng,
-                                                         missing, atoms.get(column.name))
+                                                         missing, heaps)
         for column in self.schema.columns:
             if column.derived_from is not None:
                 columns[column.name] = derive(column, columns)
@@ -159,6 +162,7 @@ class TableEncoder:
                 values[at] = points[code[at]]
             digits = decimals(column, edges)
             values = _within(np.round(values, digits), low, high, last, digits)
+            values = np.round(spread_clipped(column, values, code, len(edges) - 1, rng), digits)
             lower, upper = _inward(column.lower, column.upper, digits)
             values = np.clip(values, lower, upper) + 0.0  # no -0.0
             return pd.Series(values).mask(missing)
@@ -170,9 +174,38 @@ class TableEncoder:
             points = point_values(edges, atoms, whole=True)
             at = atoms[code]
             values[at] = points[code[at]]
+        values = spread_clipped(column, values, code, len(edges) - 1, rng, whole=True)
         values = np.clip(values, math.ceil(column.lower), math.floor(column.upper))
         series = pd.Series(values.astype(np.int64))
         return series.astype("Int64").mask(missing) if column.missing else series
+
+
+SPREAD_BINS = 32  # the clipped rows spread over 1/32 of the range: one of the adaptive domain's
+# finest bins (synthpriv.marginals.compress.MAX_BINS), so they add no bin-level error there
+
+
+def spread_clipped(column: NumericColumn, values: np.ndarray, code: np.ndarray, cells: int,
+                   rng: np.random.Generator, whole: bool = False) -> np.ndarray:
+    """``values`` with the rows decoded in the first (last) of the ``cells`` fine cells redrawn
+    uniformly over the outermost 1/SPREAD_BINS of [lower, upper] when the lower (upper) bound
+    is a DP one (``column.spread_clipped``): values beyond a DP bound (a tail the noise hid) are
+    clipped into that bound's cell, and stacked there they are a spike the data does not hold
+    (issue 24: 10 % of an amount column at 32,767). The bound stays the outermost value: nothing
+    beyond it is released. Post-processing of public bounds: no budget."""
+    width = (column.upper - column.lower) / SPREAD_BINS
+    values = np.asarray(values, dtype=float).copy()
+    for side in column.spread_clipped:
+        at = code == (0 if side == "lower" else cells - 1)
+        if not at.any():
+            continue
+        low, high = ((column.lower, column.lower + width) if side == "lower"
+                     else (column.upper - width, column.upper))
+        if whole:
+            low, high = math.ceil(low), math.floor(high)
+            values[at] = low + np.floor(rng.random(int(at.sum())) * (high - low + 1))
+        else:
+            values[at] = rng.uniform(low, high, int(at.sum()))
+    return values
 
 
 def decimals(column: NumericColumn, edges: np.ndarray) -> int:

@@ -241,6 +241,12 @@ class NumericColumn(_Strict):
         default=None, le=15, description="continuous only: decimals (1 to 15) the released values "
         "are rounded to (post-processing); none: full float precision",
     )
+    spread_clipped: list[Literal["lower", "upper"]] = Field(
+        default_factory=list, description="sides whose bound the DP domain step chose (set by "
+        "it): rows decoded at that bound's own fine cell, where the values beyond the bound are "
+        "clipped, are released spread over the range's outermost 1/32 instead of stacked on the "
+        "bound (a spike the data does not hold)",
+    )
     coerce: bool = Field(
         default=False, description="cells that are not finite numbers are read as missing, and "
         "fractions in an integer column are rounded, instead of refusing the table (set by the "
@@ -420,6 +426,11 @@ class IdColumn(_Strict):
         "uppercase or digit, \\ escapes, others literal; none: 16 characters of X",
     )
     missing: bool = False
+    refuse_repeats: bool = Field(
+        default=True, description="refuse the table when a key repeats (a declared key must be "
+        "unique); false for an id decided under DP from an auto column (synthpriv.kinds): a "
+        "refusal would turn on one row, and keys are never read anyway",
+    )
     derived_from: None = None
     person: bool = Field(
         default=False, description="set by data.person (synthpriv.persons), not by hand: the "
@@ -469,11 +480,12 @@ UNMODELLED = (IdColumn, TextColumn, IgnoredColumn)
 
 
 class AutoColumn(_Strict):
-    """A column whose kind the run decides under DP (synthpriv.kinds): categorical, integer or
-    continuous, from a noisy count of the cells that read as text, as fractions and as whole
-    numbers. Its domain is then found under DP too, so it is always ``missing: true`` (a cell
-    that does not fit the kind decided is read as missing). Give its kind where it is public
-    knowledge: that saves the decision's budget."""
+    """A column whose kind the run decides under DP (synthpriv.kinds): categorical, integer,
+    continuous, date/datetime (in one public format), text or id, from noisy counts of the cells
+    that read as text, numbers and dates, and of the values that occur once. Its domain is then
+    found under DP too, so it is always ``missing: true`` (a cell that does not fit the kind
+    decided is read as missing). Give its kind where it is public knowledge: that saves the
+    decision's budget."""
 
     name: str
     kind: Literal["auto"]

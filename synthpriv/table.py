@@ -140,7 +140,7 @@ def parse_chunk(raw: pd.DataFrame, schema: Schema, path: Path, first_row: int,
             parsed[name] = values.str.strip().replace("", np.nan).astype(object)
             continue
         if isinstance(column, IdColumn | TextColumn):
-            if isinstance(column, IdColumn):
+            if isinstance(column, IdColumn) and column.refuse_repeats:
                 check_unique(values, column, path, first_row, seen_ids)
             parsed[name] = pd.Series(np.nan, index=raw.index, dtype=object)
             continue

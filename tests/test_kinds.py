@@ -70,8 +70,8 @@ def test_the_safe_draft_is_one_file_for_neighbouring_tables(tmp_path: Path) -> N
 
 def test_class_counts_sort_cells_into_text_fraction_and_whole() -> None:
     cells = pd.Series(["1", "2.5", " 3 ", "abc", "", np.nan, "NA", "inf", "1e3", "-0.25", "n/a"])
-    assert dict(zip(CLASSES, class_counts(cells).tolist(), strict=True)) == {
-        "text": 2, "fraction": 2, "whole": 3}
+    counts = dict(zip(CLASSES, class_counts(cells).tolist(), strict=True))
+    assert {c: n for c, n in counts.items() if n} == {"token": 2, "fraction": 2, "whole": 3}
 
 
 def test_class_histogram_has_l2_sensitivity_one_by_brute_force() -> None:
@@ -90,6 +90,14 @@ def test_class_histogram_has_l2_sensitivity_one_by_brute_force() -> None:
     assert max(replaced) == pytest.approx(histogram_l2_sensitivity("replace_one"))
 
 
+def _noisy(text: float = 0, fraction: float = 0, whole: float = 0, **others: float) -> np.ndarray:
+    """A noisy class histogram in CLASSES order (``text`` as tokens; others by class label)."""
+    counts = dict.fromkeys(CLASSES, 0.0) | {"token": text, "fraction": fraction, "whole": whole}
+    for label, count in others.items():
+        counts[label.replace("_", " ")] = count
+    return np.array([counts[c] for c in CLASSES])
+
+
 @pytest.mark.parametrize(("noisy", "sigma", "kind"), [
     ((300, 0, 0), 10.0, "categorical"),
     ((150, 0, 149), 10.0, "categorical"),  # ties and majorities of text: categorical
@@ -101,7 +109,7 @@ def test_class_histogram_has_l2_sensitivity_one_by_brute_force() -> None:
     ((0, 0, 0), 10.0, "categorical"),      # nothing above the noise
 ])
 def test_the_decision_rule(noisy: tuple, sigma: float, kind: str) -> None:
-    assert decide(np.array(noisy), sigma) == kind
+    assert decide(_noisy(*noisy), sigma) == kind
 
 
 def _kind_calls(monkeypatch, replace: np.ndarray | None = None) -> list[tuple]:
@@ -112,7 +120,7 @@ def _kind_calls(monkeypatch, replace: np.ndarray | None = None) -> list[tuple]:
 
     def wrapped(counts, sigma, source):
         noisy = real(counts, sigma, source)
-        if np.shape(counts) == (3,):
+        if np.shape(counts) == (len(CLASSES),):
             calls.append((np.array(counts), sigma))
             return noisy if replace is None else replace.copy()
         return noisy
@@ -124,8 +132,9 @@ def _kind_calls(monkeypatch, replace: np.ndarray | None = None) -> list[tuple]:
 def test_kinds_are_noised_at_the_planned_scale_and_on_the_ledger(tmp_path: Path,
                                                                  monkeypatch) -> None:
     """The kind histograms are the columns' exact class counts, noised at σ = F·z·Δ₂ where z is
-    the domain step's multiplier; the ledger holds that event (multiplier F·z, one per auto
-    column) besides the domain histograms' and a threshold per auto column."""
+    the domain step's multiplier; the ledger holds that event and the singleton counts' (each
+    multiplier F·z, one per auto column) besides the domain histograms' and a threshold per auto
+    column."""
     job = load_job(_job(tmp_path, _table()))
     plan, stages = plan_job(job)
     domain = plan.stages[0]
@@ -140,7 +149,8 @@ def test_kinds_are_noised_at_the_planned_scale_and_on_the_ledger(tmp_path: Path,
     assert [sigma for _, sigma in calls] == pytest.approx([KIND_NOISE_FACTOR * z] * 4)
     gaussians = sorted((e.noise_multiplier, e.count) for e in ledger.events
                        if isinstance(e, DiscreteGaussianEvent))
-    assert gaussians == [(pytest.approx(z), 4), (pytest.approx(KIND_NOISE_FACTOR * z), 4)]
+    assert gaussians == [(pytest.approx(z), 4), (pytest.approx(KIND_NOISE_FACTOR * z), 4),
+                         (pytest.approx(KIND_NOISE_FACTOR * z), 4)]
     assert sum("category threshold" in e.label for e in ledger.events) == 4
 
 
@@ -149,18 +159,19 @@ def test_kinds_are_read_from_the_noisy_counts_only(tmp_path: Path, monkeypatch) 
     output that says 'whole numbers' makes every column integer, the text column included."""
     job = load_job(_job(tmp_path, _table()))
     plan, stages = plan_job(job)
-    _kind_calls(monkeypatch, replace=np.array([0, 0, 10_000]))
+    _kind_calls(monkeypatch, replace=_noisy(whole=10_000))
     decided = stages[0][0]._decide_kinds(job, plan.stages[0], RandomSource.seeded(1), None)
     assert [c.kind for c in decided.columns] == ["integer"] * 4
-    _kind_calls(monkeypatch, replace=np.array([10_000, 0, 0]))
+    _kind_calls(monkeypatch, replace=_noisy(text=10_000))
     decided = stages[0][0]._decide_kinds(job, plan.stages[0], RandomSource.seeded(1), None)
     assert [c.kind for c in decided.columns] == ["categorical"] * 4
 
 
 def test_the_domain_share_counts_kind_histograms_at_their_noise() -> None:
-    """s = w/(1 + w), w = (k + k_a/F²)/(3d): the kind histograms cost 1/F² of a histogram."""
+    """s = w/(1 + w), w = (k + 2·k_a/F²)/(3d): each auto column's two kind statistics (class
+    histogram, singleton count) cost 1/F² of a histogram each."""
     for histograms, columns, kinds in [(4, 4, 4), (6, 10, 2), (3, 3, 0)]:
-        weight = (histograms + kinds / KIND_NOISE_FACTOR**2) / (3 * columns)
+        weight = (histograms + 2 * kinds / KIND_NOISE_FACTOR**2) / (3 * columns)
         assert domain_share(histograms, columns, kinds) == pytest.approx(weight / (1 + weight))
 
 

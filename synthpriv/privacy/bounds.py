@@ -1,5 +1,9 @@
 """DP bounds of a numeric column from a noisy histogram over public, data-independent buckets.
 
+Date and datetime columns (days / seconds since 1970) use ``YearBuckets`` instead: one bucket per
+calendar year of TIME_YEARS and one outer bucket each side (same mechanism, same read-out; no
+bucket around zero). The rest of this docstring is about numeric columns.
+
 Buckets (after OpenDP's private bounds): the sign of a value and the power of two of its
 magnitude. A value x with 2^j ≤ |x| < 2^(j+1) falls in the bucket (sign x, j), for j from
 MIN_EXPONENT (0 for integer columns, −16 for continuous ones) to MAX_EXPONENT − 1; magnitudes
@@ -60,6 +64,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 MAX_EXPONENT = 64
 MIN_EXPONENT = {"integer": 0, "continuous": -16}
@@ -84,6 +89,11 @@ class Buckets:
     """The public buckets of one column kind, in increasing order of value."""
 
     kind: str
+
+    @property
+    def zero(self) -> int:
+        """The bucket around zero (the tail and guard rules never cross it)."""
+        return self.octaves
 
     @property
     def low(self) -> int:
@@ -119,6 +129,53 @@ class Buckets:
         j = self.low + abs(bucket - middle) - 1
         inner, outer = 2.0**j, 2.0**(j + 1) - one  # magnitudes of the bucket
         return (inner, outer) if bucket > middle else (-outer, -inner)
+
+    def counts(self, values: np.ndarray) -> np.ndarray:
+        """Exact int64 count of the values in each bucket (NaN: missing, in none)."""
+        values = np.asarray(values, dtype=float)
+        present = values[~np.isnan(values)]
+        return np.bincount(self.index(present), minlength=self.size).astype(np.int64)
+
+
+# Calendar years of the public buckets of date/datetime columns (``YearBuckets``); dates before
+# or after fall in one outer bucket each, whose values run to OUTER_YEARS (pandas' range holds them)
+TIME_YEARS = (1900, 2100)
+OUTER_YEARS = (1700, 2250)
+
+
+@dataclass(frozen=True)
+class YearBuckets:
+    """The public buckets of a ``date`` (days since 1970-01-01) or ``datetime`` (seconds) column:
+    one per calendar year of TIME_YEARS (UTC), one below and one above. Octaves of days since
+    1970 would put 1992–2014 in one bucket and 2014–2059 in the next (a column of 2009–2015
+    dates got bounds 1992–2014); years give a date column a range of whole years around its
+    data, as octaves give an amount a range within a factor of two. Public and fixed in code:
+    each value in exactly one bucket, so sensitivity 1 as for ``Buckets``."""
+
+    kind: str  # "date" or "datetime"
+    zero: None = None  # no bucket around zero: the guard widens both sides outward
+
+    @property
+    def edges(self) -> np.ndarray:
+        """First day (second) of each year from OUTER_YEARS[0], the years of TIME_YEARS and the
+        one after, to OUTER_YEARS[1]."""
+        years = [OUTER_YEARS[0], *range(TIME_YEARS[0], TIME_YEARS[1] + 2), OUTER_YEARS[1]]
+        days = (pd.to_datetime([f"{y}-01-01" for y in years]) - pd.Timestamp("1970-01-01")).days
+        return days.to_numpy(dtype=float) * (86400.0 if self.kind == "datetime" else 1.0)
+
+    @property
+    def size(self) -> int:
+        return len(self.edges) - 1
+
+    def index(self, values: np.ndarray) -> np.ndarray:
+        """The bucket of each (non-missing) value; values beyond OUTER_YEARS in the outer ones
+        (whose ranges stop there: such values are clipped)."""
+        inner = self.edges[1:-1]
+        return np.searchsorted(inner, np.asarray(values, dtype=float), side="right")
+
+    def value_range(self, bucket: int) -> tuple[float, float]:
+        """The first and last day (second) of a bucket."""
+        return float(self.edges[bucket]), float(self.edges[bucket + 1] - 1)
 
     def counts(self, values: np.ndarray) -> np.ndarray:
         """Exact int64 count of the values in each bucket (NaN: missing, in none)."""
@@ -170,17 +227,20 @@ def core(noisy: np.ndarray, sigma: float) -> np.ndarray:
     return kept
 
 
-def support(noisy: np.ndarray, sigma: float) -> np.ndarray:
+def support(noisy: np.ndarray, sigma: float,
+            buckets: Buckets | YearBuckets | None = None) -> np.ndarray:
     """Which buckets hold data as the noise lets us see it: the ``core``, then, outward from its
     outermost buckets, each next bucket ≥ EXTEND_NOISE·σ (never from the zero bucket down to
-    negatives). All False when the core is empty."""
+    negatives; ``buckets`` says which it is, the middle one by default). All False when the
+    core is empty."""
     noisy = np.asarray(noisy, dtype=float)
     kept = core(noisy, sigma)
     if not kept.any():
         return kept
     evident = noisy >= EXTEND_NOISE * sigma
     first, last = int(np.argmax(kept)), int(noisy.size - 1 - np.argmax(kept[::-1]))
-    middle = noisy.size // 2  # the zero bucket: the tail rule never extends from it to negatives
+    # the zero bucket: the tail rule never extends from it to negatives (years have none)
+    middle = noisy.size // 2 if buckets is None else buckets.zero
     while first > 0 and first != middle and evident[first - 1]:
         first -= 1
         kept[first] = True
@@ -190,11 +250,12 @@ def support(noisy: np.ndarray, sigma: float) -> np.ndarray:
     return kept
 
 
-def read_bounds(noisy: np.ndarray, sigma: float, buckets: Buckets) -> BoundsReading | None:
+def read_bounds(noisy: np.ndarray, sigma: float,
+                buckets: Buckets | YearBuckets) -> BoundsReading | None:
     """The bounds read from noisy bucket counts (post-processing; the module docstring's three
     steps). None when no bucket is above the noise: the caller falls back to a public rule."""
     noisy = np.asarray(noisy, dtype=float)
-    kept = np.where(support(noisy, sigma), np.maximum(noisy, 0.0), 0.0)
+    kept = np.where(support(noisy, sigma, buckets), np.maximum(noisy, 0.0), 0.0)
     total = kept.sum()
     if total <= 0:
         return None
@@ -203,7 +264,7 @@ def read_bounds(noisy: np.ndarray, sigma: float, buckets: Buckets) -> BoundsRead
     first = int(np.argmax(below > CLIP_SHARE * total))
     last = int(len(kept) - 1 - np.argmax(above[::-1] > CLIP_SHARE * total))
     trimmed = (first > occupied[0], last < occupied[-1])
-    middle = buckets.octaves
+    middle = buckets.zero
     # more than one octave: the thresholds show two buckets or more, or the support spans three
     # (one false tail pass next to a one-octave column — a year — must not count as spread)
     shown = np.flatnonzero(core(noisy, sigma))
@@ -212,9 +273,9 @@ def read_bounds(noisy: np.ndarray, sigma: float, buckets: Buckets) -> BoundsRead
     guarded = [False, False]
     # away from zero: one bucket outward; towards zero: down to zero itself, never across
     if spread and hidden and not trimmed[0] and first > 0 and first != middle:
-        first, guarded[0] = (middle if first > middle else first - 1), True
+        first, guarded[0] = (middle if middle is not None and first > middle else first - 1), True
     if spread and hidden and not trimmed[1] and last < len(kept) - 1 and last != middle:
-        last, guarded[1] = (middle if last < middle else last + 1), True
+        last, guarded[1] = (middle if middle is not None and last < middle else last + 1), True
     lower = 0.0 if guarded[0] and first == middle else buckets.value_range(first)[0]
     upper = 0.0 if guarded[1] and last == middle else buckets.value_range(last)[1]
     if math.isclose(upper, lower):  # one integer bucket (zero): bounds need lower < upper
@@ -223,7 +284,7 @@ def read_bounds(noisy: np.ndarray, sigma: float, buckets: Buckets) -> BoundsRead
 
 
 def bounds_from_noisy(
-    noisy: np.ndarray, sigma: float, buckets: Buckets
+    noisy: np.ndarray, sigma: float, buckets: Buckets | YearBuckets
 ) -> tuple[float, float] | None:
     """[lower, upper] from noisy bucket counts (``read_bounds``), or None when no bucket is
     above the noise."""

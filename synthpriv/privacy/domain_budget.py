@@ -6,12 +6,17 @@ each row is in one bucket/value per column). k such histograms with noise σ = z
 k/(2z²) zCDP, so z = √(k/(2ρ)). Category discovery adds, per column, the δ of its threshold
 (synthpriv.privacy.partition), which the plan splits out of the job's δ.
 
-A column of kind ``auto`` adds a histogram of its three cell classes (synthpriv.kinds; same
-sensitivity Δ₂) at ``KIND_NOISE_FACTOR`` times the noise: a kind needs shares, not counts, so
-its histogram costs 1/KIND_NOISE_FACTOR² of a domain histogram. With k_a such columns,
-ρ = (k + k_a/F²)/(2z²). Each auto column then needs a domain histogram too (bounds or
-categories, whichever kind it is decided): it counts among the k, and among the columns whose
-discovery threshold takes a share of δ (it may be decided categorical).
+A column of kind ``auto`` adds ``KIND_STATISTICS`` = 2 statistics (synthpriv.kinds), each at
+``KIND_NOISE_FACTOR`` times the noise: the histogram of its cell classes (sensitivity Δ₂, each
+cell in one class) and its count of singletons (text cells whose value occurs once; sensitivity
+``singleton_sensitivity``: 1 under add/remove, 2 under replace-one). A kind needs shares, not
+counts, so each costs 1/KIND_NOISE_FACTOR² of a domain histogram. With k_a such columns,
+ρ = (k + 2·k_a/F²)/(2z²). Each auto column then needs a domain histogram too (bounds or
+categories, whichever kind it is decided; none when it is decided text or id, so the ledger's
+events are then an upper bound on what ran): it counts among the k, and among the columns whose
+discovery threshold takes a share of δ (it may be decided categorical). A person-level bound k
+(several rows per person) multiplies ``histogram_l2_sensitivity`` and ``singleton_sensitivity``:
+those two functions are the one place to change.
 """
 
 from __future__ import annotations
@@ -20,17 +25,29 @@ import math
 from dataclasses import dataclass, field
 
 from synthpriv.privacy.accountant import DiscreteGaussianEvent, PrivacyEvent, ThresholdEvent
-from synthpriv.privacy.mechanisms import histogram_l2_sensitivity
+from synthpriv.privacy.mechanisms import histogram_l1_sensitivity, histogram_l2_sensitivity
 from synthpriv.privacy.partition import selection_threshold
 
-KIND_NOISE_FACTOR = 2.0  # an auto column's kind histogram: twice the domain histograms' noise
+KIND_NOISE_FACTOR = 2.0  # an auto column's kind statistics: twice the domain histograms' noise
+KIND_STATISTICS = 2  # per auto column: its class histogram and its singleton count
+
+
+def singleton_sensitivity(neighbouring: str, rows_per_person: int = 1) -> float:
+    """Sensitivity of one column's count of singletons (text cells whose value occurs exactly
+    once): adding or removing a row moves one value's count by 1, which makes or unmakes at most
+    one singleton (1); replace-one moves two values' counts (2). Per person (k rows, data.person)
+    the rows touch at most k distinct values, each making or unmaking at most one singleton
+    (k; 2k under replace-one). That is a histogram's L1 sensitivity (one number, so L1 = L2 for
+    it), named where the relations are mapped."""
+    return histogram_l1_sensitivity(neighbouring, rows_per_person)
 
 
 @dataclass
 class DomainNoise:
     """The step's calibrated noise: multiplier z, σ = z·Δ₂ per bucket/value count, the kind
-    histograms' σ (``kind_sigma``, when auto columns are decided), the discovery threshold and
-    its δ per column, and the events the step will record."""
+    histograms' σ (``kind_sigma``, when auto columns are decided) and their singleton counts'
+    (``singleton_sigma``), the discovery threshold and its δ per column, and the events the
+    step will record."""
 
     multiplier: float
     sigma: float
@@ -38,6 +55,7 @@ class DomainNoise:
     delta_per_column: float
     events: list[PrivacyEvent] = field(default_factory=list)
     kind_sigma: float | None = None
+    singleton_sigma: float | None = None
 
 
 def plan_domain_noise(
@@ -53,7 +71,8 @@ def plan_domain_noise(
     histograms = len(bounds) + len(categories) + len(kinds)
     if rho <= 0 or histograms == 0:
         raise ValueError("the domain step needs ρ > 0 and at least one column")
-    multiplier = math.sqrt((histograms + len(kinds) / KIND_NOISE_FACTOR**2) / (2.0 * rho))
+    kind_weight = KIND_STATISTICS * len(kinds) / KIND_NOISE_FACTOR**2
+    multiplier = math.sqrt((histograms + kind_weight) / (2.0 * rho))
     sensitivity = histogram_l2_sensitivity(neighbouring, rows_per_person)
     sigma = multiplier * sensitivity
     parts = [f"bounds (bucket histograms) of {', '.join(bounds)}"] * bool(bounds) + [
@@ -62,13 +81,16 @@ def plan_domain_noise(
     # one event for all the histograms of one noise: the PLD accountant composes it once
     events: list[PrivacyEvent] = [
         DiscreteGaussianEvent(multiplier, histograms, label="DP domain: " + "; ".join(parts))]
-    kind_sigma = None
+    kind_sigma = singleton_sigma = None
     if kinds:
         kind_multiplier = KIND_NOISE_FACTOR * multiplier
         kind_sigma = kind_multiplier * sensitivity
-        events.append(DiscreteGaussianEvent(
-            kind_multiplier, len(kinds), label="DP kinds (text/fraction/whole counts) of "
-            + ", ".join(kinds)))
+        singleton_sigma = kind_multiplier * singleton_sensitivity(neighbouring, rows_per_person)
+        events += [
+            DiscreteGaussianEvent(kind_multiplier, len(kinds), label="DP kinds (cell class "
+                                  "counts: text/number/date formats) of " + ", ".join(kinds)),
+            DiscreteGaussianEvent(kind_multiplier, len(kinds), label="DP kinds (singleton "
+                                  "counts: near-unique text and ids) of " + ", ".join(kinds))]
     threshold, per_column = None, 0.0
     discovered = list(categories) + list(kinds)
     if discovered:
@@ -76,7 +98,8 @@ def plan_domain_noise(
             sigma, delta / len(discovered), neighbouring, epsilon, rows_per_person)
         events += [ThresholdEvent(per_column, label=f"category threshold: {name}")
                    for name in discovered]
-    return DomainNoise(multiplier, sigma, threshold, per_column, events, kind_sigma)
+    return DomainNoise(multiplier, sigma, threshold, per_column, events, kind_sigma,
+                       singleton_sigma)
 
 
 ONE_WAY_SHARE = 1 / 3  # MST's first third: the 1-way marginals of all d columns (McKenna et al.)
@@ -99,10 +122,11 @@ def domain_share(histograms: int, columns: int, kinds: int = 0) -> float:
     Wage at 2,400 and 700 rows — 2-way TVD 0.199 against 0.157 and 0.334 against 0.313, MST,
     ε = 1 (benchmarks/README.md, "DP bounds and discovery on small tables"): the recipe loses
     more than discovery gains. ``kinds`` auto columns
-    (counted among the ``histograms`` too) add their kind histograms at 1/KIND_NOISE_FACTOR² of
-    a histogram's ρ each. Public: k, d and the number of auto columns only."""
+    (counted among the ``histograms`` too) add their KIND_STATISTICS kind statistics at
+    1/KIND_NOISE_FACTOR² of a histogram's ρ each. Public: k, d and the number of auto columns
+    only."""
     if histograms <= 0 or columns <= 0:
         raise ValueError("the domain share needs at least one column")
-    weight = (histograms + kinds / KIND_NOISE_FACTOR**2) * ONE_WAY_SHARE / columns
+    weight = (histograms + KIND_STATISTICS * kinds / KIND_NOISE_FACTOR**2) * ONE_WAY_SHARE / columns
     return weight / (1.0 + weight)
 
