@@ -8,7 +8,9 @@ TVD, numeric columns in 16 quantile bins of the real column):
 
 * ``draft``: the data-read draft (kinds, bounds and categories read from the data; not private);
 * ``safe``: ``schema infer --safe`` (every column ``auto``: kind, bounds, categories under DP);
-* ``kinds``: the safe draft with each column's kind given (no kind histogram), domains under DP;
+* ``kinds``: the safe draft with each column's kind given (no kind histogram), domains under DP,
+  the numeric columns' ``missing`` as the data-read draft has it (``kinds-missing``: true, as an
+  auto column always is);
 * ``cats``: the categorical columns as in the data-read draft (categories public), the others
   ``auto`` — the loss left is the numeric columns' DP kinds and bounds;
 * ``bounds``: the numeric columns as in the data-read draft, the categorical ones ``auto`` — the
@@ -43,7 +45,7 @@ from synthpriv.privacy.randomness import RandomSource  # noqa: E402
 from synthpriv.runner import run_job  # noqa: E402
 from synthpriv.schema import Schema, load_schema  # noqa: E402
 
-VARIANTS = ("draft", "safe", "kinds", "cats", "bounds")
+VARIANTS = ("draft", "safe", "kinds", "kinds-missing", "cats", "bounds")
 MODELLED_KINDS = ("categorical", "integer", "continuous")
 
 
@@ -59,9 +61,10 @@ def variant_schema(name: str, draft: dict, safe: dict) -> dict:
         if (name == "cats" and categorical) or (name == "bounds" and not categorical
                                                 and given["kind"] != "id"):
             columns.append(given)
-        elif name == "kinds" and given["kind"] in MODELLED_KINDS:
+        elif name in ("kinds", "kinds-missing") and given["kind"] in MODELLED_KINDS:
             columns.append({"name": given["name"], "kind": given["kind"],
-                            "missing": True if categorical else given.get("missing", False)})
+                            "missing": categorical or name == "kinds-missing"
+                            or given.get("missing", False)})
         else:
             columns.append(column)
     return {**safe, "columns": columns}
