@@ -268,6 +268,10 @@ def figures(real: pd.DataFrame, synthetic: pd.DataFrame, test: pd.DataFrame, sch
     and on ``real``, both tested on ``test``. A numeric target (a 0/1 column the draft calls
     integer) is scored as a class label, like a categorical one."""
     numeric = [name for name in schema.numeric_names if name != target]
+    present = synthetic[target].dropna()
+    if (~present.isin(set(real[target].dropna()))).mean() > 0.5:  # e.g. dpmm's 0.37 for a 0/1
+        raise ValueError(f"most of the release's '{target}' values are no class of the real "
+                         "table: no TSTR (each would be a class of its own)")
     utility = evaluate_utility(real, synthetic, numeric_columns=numeric,
                                target=target, holdout=test, quality_report=False)
     marginals = utility["marginals"]
