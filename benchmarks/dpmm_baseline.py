@@ -17,7 +17,8 @@ value a missing cell is filled with before binning is drawn from the real rows.
 
 Cells are read as the suite's draft reads them: a numeric column as numbers, clipped to the
 draft's bounds; a categorical one as stripped text, a value outside the draft's categories read
-as its ``other`` label (or missing), as a synthpriv run reads it.
+as its ``other`` label (or missing), as a synthpriv run reads it; a date/datetime column as days/
+seconds since the epoch (written back as text in the draft's format).
 
     /work/venv-dpmm/bin/python benchmarks/dpmm_baseline.py --tables fair,anes96 \
         --models mst,aim,privbayes --repeats 3 --max-seconds 300
@@ -41,6 +42,7 @@ from isolated import run_isolated  # noqa: E402
 
 PIPELINES = {"mst": "MSTPipeline", "aim": "AIMPipeline", "privbayes": "PrivBayesPipeline"}
 PROC_EPSILON = 0.1
+TIME_UNITS = {"date": "D", "datetime": "s"}  # synthpriv's date/datetime columns as numbers
 
 
 def load(domain_path: Path) -> tuple[pd.DataFrame, dict, dict]:
@@ -60,11 +62,32 @@ def load(domain_path: Path) -> tuple[pd.DataFrame, dict, dict]:
                 cells = cells.where(~outside, column.get("other"))
                 domain[name] = {"categories": categories}
             frame[name] = cells.astype(object)
+        elif column["kind"] in TIME_UNITS:  # days/seconds since the epoch, as synthpriv reads it
+            values = times_as_numbers(cells, column)
+            frame[name] = values.clip(column["lower"], column["upper"])
+            domain[name] = {"lower": column["lower"], "upper": column["upper"]}
         else:
             values = pd.to_numeric(cells, errors="coerce").astype(float)
             frame[name] = values.clip(column["lower"], column["upper"])
             domain[name] = {"lower": column["lower"], "upper": column["upper"]}
     return pd.DataFrame(frame), domain, spec
+
+
+def times_as_numbers(cells: pd.Series, column: dict) -> pd.Series:
+    """Date/datetime text as days/seconds since 1970-01-01 (naive times read as UTC), with the
+    draft's ``format`` (ISO 8601 without one); NaN where a cell is missing or does not parse."""
+    stamps = pd.to_datetime(cells, format=column.get("format") or "ISO8601", errors="coerce",
+                            utc=True)
+    return (stamps - pd.Timestamp(0, tz="UTC")) / pd.Timedelta(1, TIME_UNITS[column["kind"]])
+
+
+def numbers_as_times(values: pd.Series, column: dict) -> pd.Series:
+    """The inverse of ``times_as_numbers`` for a release: whole days/seconds written as text in
+    the draft's format (missing stays missing)."""
+    stamps = pd.to_datetime(values.round(), unit=TIME_UNITS[column["kind"]], errors="coerce")
+    text = stamps.dt.strftime(column.get("format") or ("%Y-%m-%d" if column["kind"] == "date"
+                                                       else "%Y-%m-%dT%H:%M:%S"))
+    return text.where(stamps.notna(), None)
 
 
 def fit_and_sample(domain_path: Path, model: str, epsilon: float, seed: int, out: Path,
@@ -85,6 +108,9 @@ def fit_and_sample(domain_path: Path, model: str, epsilon: float, seed: int, out
     fitted = time.perf_counter()
     synthetic = pipeline.generate(n_records=len(frame), random_state=seed + 1)
     sampled = time.perf_counter()
+    for name, column in spec["columns"].items():
+        if column["kind"] in TIME_UNITS:
+            synthetic[name] = numbers_as_times(synthetic[name].astype(float), column)
     synthetic[list(frame.columns)].to_csv(out, index=False)
     return {"seconds": sampled - started, "fit_seconds": fitted - started,
             "sample_seconds": sampled - fitted}

@@ -94,8 +94,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "(d) DP bounds read from the exact bucket counts"),
     Mutation(
         "category-discovery-exact", "synthpriv/privacy/partition.py",
-        "return [v for v, n in zip(values, noisy, strict=True) if n >= threshold]",
-        "return [v for v, n in zip(values, exact, strict=True) if n >= threshold]",
+        "return {v: int(n) for v, n in zip(values, noisy, strict=True) if n >= threshold}",
+        "return {v: int(n) for v, n in zip(values, exact, strict=True) if n >= threshold}",
         ("tests/privacy/test_domain_randomness.py",),
         "categories kept by their exact count against the threshold"),
     Mutation(

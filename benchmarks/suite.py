@@ -268,6 +268,10 @@ def figures(real: pd.DataFrame, synthetic: pd.DataFrame, test: pd.DataFrame, sch
     and on ``real``, both tested on ``test``. A numeric target (a 0/1 column the draft calls
     integer) is scored as a class label, like a categorical one."""
     numeric = [name for name in schema.numeric_names if name != target]
+    present = synthetic[target].dropna()
+    if (~present.isin(set(real[target].dropna()))).mean() > 0.5:  # e.g. dpmm's 0.37 for a 0/1
+        raise ValueError(f"most of the release's '{target}' values are no class of the real "
+                         "table: no TSTR (each would be a class of its own)")
     utility = evaluate_utility(real, synthetic, numeric_columns=numeric,
                                target=target, holdout=test, quality_report=False)
     marginals = utility["marginals"]
@@ -308,8 +312,9 @@ def unknown_test_cells(prepared: Prepared, schema: Schema) -> int:
 def read_scored(path: Path, schema: Schema) -> pd.DataFrame:
     """A CSV read for scoring by the draft schema's kinds alone, with no domain checks (a
     release of another tool may step outside the draft's bounds or categories and is scored as
-    it is): numeric columns as floats (a cell that is no number is missing), the others as
-    stripped text; empty cells missing; a column the file lacks is all missing."""
+    it is): numeric columns as floats (a cell that is no number is missing; a date/datetime
+    cell as days/seconds since the epoch, as the model reads it), the others as stripped
+    text; empty cells missing; a column the file lacks is all missing."""
     raw = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8-sig")
     raw = raw.rename(columns=lambda c: c.strip())
     numeric = set(schema.numeric_names)
@@ -318,7 +323,7 @@ def read_scored(path: Path, schema: Schema) -> pd.DataFrame:
         cells = (raw[column.name].str.strip() if column.name in raw
                  else pd.Series([""] * len(raw), dtype=object))
         cells = cells.where(cells != "", None)
-        if isinstance(column, DatetimeColumn):  # days/seconds, as the release models them
+        if isinstance(column, DatetimeColumn):  # days/seconds since the epoch, as modelled
             out[column.name] = pd.Series(parse_times(cells, column.kind, column.format,
                                                      column.timezone), index=cells.index)
         else:
@@ -410,7 +415,11 @@ def floor(prepared: Prepared) -> dict:
     train, test = read_scored(prepared.train, schema), read_scored(prepared.test, schema)
     as_release = score(prepared.train, prepared.test, prepared.train, schema,
                        prepared.table.target)
-    reference = figures(train, train, test, schema, prepared.table.target)
+    try:
+        reference = figures(train, train, test, schema, prepared.table.target)
+    except Exception as error:  # as in ``score``: a target the GBM cannot fit
+        reference = {"trtr_auc": None, "positive_class": None,
+                     "trtr_error": f"{type(error).__name__}: {error}"}
     return {
         **as_release, "trtr_auc": reference["trtr_auc"],
         "positive_class": reference["positive_class"], "rows_train": len(train),
@@ -431,9 +440,12 @@ def public_domain(prepared: Prepared) -> dict:
         if column.name in schema.numeric_names:
             columns[column.name] = {"kind": column.kind, "lower": column.lower,
                                     "upper": column.upper}
+            if isinstance(column, DatetimeColumn):
+                columns[column.name]["format"] = column.format
         elif isinstance(column, CategoricalColumn):
             columns[column.name] = {"kind": "categorical", "categories": column.categories,
                                     "other": column.other}
+        # text and id columns are not modelled (a release holds fresh text/keys): dpmm skips them
     rows = len(read_scored(prepared.train, schema))
     return {"table": prepared.table.name, "train": str(prepared.train), "rows": rows,
             "delta": min(DELTA, 0.1 / rows), "columns": columns}

@@ -100,9 +100,11 @@ def command_run(args: argparse.Namespace) -> int:
         print(line)
     print(f"synthetic data: {result.out_dir / 'synthetic.csv'}")
     print(f"manifest:       {result.out_dir / 'manifest.json'}")
-    from synthpriv.domain_stage import domain_lines
+    from synthpriv.domain_stage import DomainStage, domain_lines
 
-    for line in domain_lines(job.schema, result.job.schema):
+    steps = result.planned[1] if result.planned is not None else []
+    kept = next((s.kept_shares for s, _ in steps if isinstance(s, DomainStage)), None)
+    for line in domain_lines(job.schema, result.job.schema, kept):
         print(line)
     if job.schema.drafted_by is not None:
         print(f"WARNING: released with a DRAFT schema (drafted_by: {job.schema.drafted_by}): "

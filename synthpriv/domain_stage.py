@@ -48,7 +48,7 @@ from synthpriv.privacy.accountant import Ledger
 from synthpriv.privacy.bounds import MIN_EXPONENT, Buckets, YearBuckets, bounds_from_noisy
 from synthpriv.privacy.domain_budget import domain_share, plan_domain_noise
 from synthpriv.privacy.mechanisms import discrete_gaussian_histogram
-from synthpriv.privacy.partition import select_partitions
+from synthpriv.privacy.partition import noisy_selection
 from synthpriv.privacy.randomness import RandomSource
 from synthpriv.schema import (
     FINE_CELLS,
@@ -104,6 +104,11 @@ class DomainStage(Stage):
         budget = job.config.budget
         self.delta = budget.domain_delta_share * budget.delta
         self.epsilon = budget.epsilon
+        # DP estimates set by ``resolve``: per auto column, its non-empty cells (the noisy kind
+        # histogram's total), and per auto column decided categorical, the share of those cells
+        # the kept values hold (their noisy counts over that total): post-processing only
+        self.present: dict[str, float] = {}
+        self.kept_shares: dict[str, float] = {}
 
     def plan(self, rho: float) -> StagePlan:
         if rho <= 0:
@@ -166,8 +171,10 @@ class DomainStage(Stage):
             noisy = discrete_gaussian_histogram(bucket_counts[name], sigma, source)
             found[name] = self._bounds(schema.column(name), bounds_from_noisy(noisy, sigma, grid))
         for name, counter in value_counts.items():
-            kept = select_partitions(counter, sigma, int(plan.noise["category_threshold"]), source)
-            found[name] = self._categories(schema.column(name), kept)
+            kept = noisy_selection(counter, sigma, int(plan.noise["category_threshold"]), source)
+            found[name] = self._categories(schema.column(name), list(kept))
+            if name in self.present:
+                self.kept_shares[name] = kept_share(kept, self.present[name])
         ledger.extend(plan.events)
         raw = schema.model_dump()
         for column in raw["columns"]:
@@ -202,6 +209,7 @@ class DomainStage(Stage):
             unique = discrete_gaussian_histogram(np.array([singletons(values[name])]),
                                                  unique_sigma, source)[0]
             kinds[name] = decide(noisy, sigma, unique, unique_sigma)
+            self.present[name] = float(noisy.sum())
         raw = job.schema.model_dump(exclude_defaults=True)
         raw["columns"] = [decided_column(c["name"], kinds[c["name"]]) if c["name"] in kinds else c
                           for c in raw["columns"]]
@@ -235,6 +243,15 @@ class DomainStage(Stage):
         if column.other is not None:
             return {"categories": kept + [column.other] * (column.other not in kept)}
         return {"categories": kept, "unknown_categories": "missing"}
+
+
+def kept_share(kept: dict[str, int], present: float) -> float:
+    """The share of a column's non-empty cells its kept values hold, from DP outputs only: their
+    noisy counts (``noisy_selection``) over the noisy non-empty total ``present`` (the column's
+    kind histogram), clipped to [0, 1]. Noise: σ·√k above, kind σ·√3 below."""
+    if present <= 0:
+        return 0.0
+    return float(min(1.0, max(0.0, sum(kept.values()) / present)))
 
 
 def with_domain_step(
@@ -294,11 +311,19 @@ def conform(table: pd.DataFrame, schema: Schema) -> pd.DataFrame:
     return table
 
 
-def domain_lines(declared: Schema, resolved: Schema) -> list[str]:
+LOST_MOST = 0.5  # warn when the kept values hold less than this share of a column's cells
+
+
+def domain_lines(declared: Schema, resolved: Schema,
+                 kept_shares: dict[str, float] | None = None) -> list[str]:
     """What the domain step chose, one line per column the schema ``declared`` left to it (the
     ``resolved`` schema's kinds, bounds and kept categories: DP outputs, in the manifest too),
-    and a warning for each column it released all missing (nothing above the noise)."""
+    with ``kept_shares`` (``DomainStage.kept_shares``, DP estimates) the share of each auto
+    column's non-empty cells its kept values hold, a warning for the columns where discovery
+    lost most of them (below ``LOST_MOST``), and one for each column it released all missing."""
+    kept_shares = kept_shares or {}
     lines, empty = [], []
+    lost = [name for name, share in kept_shares.items() if share < LOST_MOST]
     for column in declared.unresolved:
         chosen = resolved.column(column.name)
         kind = f"{chosen.kind} (decided under DP)" if isinstance(column, AutoColumn) else chosen.kind
@@ -316,6 +341,9 @@ def domain_lines(declared: Schema, resolved: Schema) -> list[str]:
         else:
             shown = ", ".join(chosen.categories[:5]) + (", …" if len(chosen.categories) > 5 else "")
             domain = f"{len(chosen.categories)} categories kept ({shown or 'none: all missing'})"
+            if column.name in kept_shares:
+                domain += (f", holding about {kept_shares[column.name]:.0%} of its non-empty "
+                           "cells (DP estimate)")
             if not chosen.categories or chosen.categories == [chosen.other]:
                 empty.append(column.name)
         lines.append(f"  {column.name}: {kind}, {domain}")
@@ -326,4 +354,11 @@ def domain_lines(declared: Schema, resolved: Schema) -> list[str]:
             + ("it is" if len(empty) == 1 else "they are") + " released all missing (or all "
             "'other'). Give public bounds or categories in the schema, or raise "
             "budget.domain_share or budget.epsilon.")
+    if lost := [name for name in lost if name not in empty]:
+        lines.append(
+            f"WARNING: DP discovery kept values holding less than {LOST_MOST:.0%} of the "
+            f"non-empty cells of {', '.join(lost)} (DP estimates from the noisy counts): the "
+            "rest are released missing (or 'other'). Its values are too rare for the threshold "
+            "'synthpriv plan' states: list public categories in the schema, or raise "
+            "budget.epsilon or budget.domain_share.")
     return ["domain chosen under DP (the manifest's schema):"] + lines if lines else []

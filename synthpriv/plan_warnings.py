@@ -210,22 +210,8 @@ def domain_messages(job: Job, plan: Plan) -> list[tuple[str, str]]:
     messages = []
     threshold = domain.noise.get("category_threshold")
     if threshold is not None:
-        text = (f"DP category discovery keeps a value held by about {threshold:,.0f} rows or more "
-                f"(kept half the time at {threshold:,.0f}, nearly always at "
-                f"{threshold + 2 * sigma:,.0f}); rarer values are read as missing or 'other'")
-        if records is None:
-            messages.append(("note", text + f": on a table of fewer than "
-                             f"{20 * threshold:,.0f} rows even a value holding 5 % is lost "
-                             "(set data.public_records for the plan to check the table's size)."))
-        elif threshold > 0.05 * records:
-            messages.append(("WARNING", text + f", {threshold / records:.0%} of the public row "
-                             f"count {records:,}: a value holding 5 % of a column is lost, and a "
-                             "column of many small values is released all missing. To fix: "
-                             "list public categories in the schema, raise budget.epsilon or "
-                             "budget.domain_share, or model fewer columns."))
-        else:
-            messages.append(("note", text + f" ({threshold / records:.1%} of the public row "
-                             f"count {records:,})."))
+        discovered = [c.name for c in unresolved if isinstance(c, CategoricalColumn | AutoColumn)]
+        messages.append(discovery_message(threshold, sigma, records, discovered))
     if any(isinstance(c, NumericColumn | AutoColumn) for c in unresolved):
         needed = occupancy_threshold(sigma, Buckets("integer").size)
         text = (f"DP bounds need about {needed:,.0f} rows in one octave of a column's values "
@@ -271,6 +257,38 @@ def person_note(job: Job) -> str | None:
             f"{n / persons:.1f} rows a person on average), bounding drops at least {dropped:,} "
             f"rows ({share:.0%} of the table). To fix: raise data.rows_per_person (noise grows "
             "with it), or accept the loss; the run prints how many rows it dropped.")
+
+SURE_SIGMAS = 2.0  # a value of T + 2σ rows is kept with probability Φ(2) ≈ 98 %
+LOST_SHARE = 0.05  # a public n̂ where values holding this share of the rows are lost: WARNING
+
+
+def discovery_message(threshold: float, sigma: float, records: int | None,
+                      columns: list[str]) -> tuple[str, str]:
+    """What DP discovery keeps, from the plan alone: the smallest count of a value that survives
+    (the threshold T: kept half the time at T rows, nearly always at T + 2σ), the most values a
+    column can keep and the smallest share that survives when the row count n̂ is public (else
+    the table sizes at which a value holding 5 % or 1 % survives). ``WARNING`` when values
+    holding ``LOST_SHARE`` of n̂ are lost: a column of more than n̂/T equally common values
+    (codes, names, towns) is then released all missing. Public only: T, σ, n̂ and the names of
+    the ``columns`` whose categories are discovered (or may be: auto)."""
+    sure = threshold + SURE_SIGMAS * sigma
+    text = (f"DP category discovery ({', '.join(columns)}) keeps a value held by about "
+            f"{threshold:,.0f} rows or more (kept half the time at {threshold:,.0f}, nearly always "
+            f"at {sure:,.0f}); rarer values are read as missing or 'other'")
+    if records is None:
+        return ("note", text + f": on a table of fewer than {20 * threshold:,.0f} rows even a "
+                f"value holding 5 % is lost; a value holding 5 % is kept nearly always from "
+                f"{sure / 0.05:,.0f} rows, 1 % from {sure / 0.01:,.0f} (set data.public_records "
+                "for the plan to check the table's size).")
+    most = int(records // threshold) if threshold > 0 else records
+    text += (f". With the public row count {records:,} a value needs {threshold / records:.1%} "
+             f"of the rows ({sure / records:.1%} to be kept nearly always), and a column keeps at "
+             f"most {most:,} values: one of more than {most:,} equally common values loses most or "
+             "all of its rows")
+    if threshold > LOST_SHARE * records:
+        return ("WARNING", text + ". To fix: list public categories in the schema, raise "
+                "budget.epsilon or budget.domain_share, or model fewer columns.")
+    return ("note", text + ".")
 
 
 def draft_warning(job: Job) -> str:

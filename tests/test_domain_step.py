@@ -347,7 +347,8 @@ def test_a_tiny_table_with_the_safe_draft_runs_and_says_what_it_dropped(
         assert (released[name] == "").all()
     if rows == 50:  # σ ≈ 50 here: no bucket or value of 50 rows can clear it
         assert empty == list(table.columns)
-    assert ("WARNING: nothing in " + ", ".join(empty)) in shown if empty else "WARNING" not in shown
+    assert (("WARNING: nothing in " + ", ".join(empty)) in shown if empty
+            else "WARNING: nothing in" not in shown)
     assert manifest["ledger"]["events"][0]["label"].startswith("DP domain")
 
 

@@ -111,15 +111,24 @@ def selection_threshold(
     return threshold, spent(threshold)
 
 
-def select_partitions(
+def noisy_selection(
     counts: Mapping[str, int], sigma: float, threshold: int, source: RandomSource
-) -> list[str]:
+) -> dict[str, int]:
     """The values of ``counts`` (values present, exact counts ≥ 1) whose count plus N_Z(0, σ²)
-    is ≥ ``threshold``, sorted. Record DiscreteGaussianEvent(σ/Δ₂) and ThresholdEvent(
-    selection_delta(σ, threshold, ...)) for it; values that fail are never released."""
+    is ≥ ``threshold``, in sorted order, each with its noisy count (Gaussian thresholding
+    releases the kept values' noisy counts: the DiscreteGaussianEvent covers them). Record
+    DiscreteGaussianEvent(σ/Δ₂) and ThresholdEvent(selection_delta(σ, threshold, ...)) for it;
+    values that fail, and their counts, are never released."""
     values = sorted(counts)
     exact = np.array([counts[v] for v in values], dtype=np.int64)
     if (exact < 1).any():
         raise ValueError("partition selection takes the values present (counts ≥ 1) only")
     noisy = exact + sample_discrete_gaussian(sigma, exact.shape, source)
-    return [v for v, n in zip(values, noisy, strict=True) if n >= threshold]
+    return {v: int(n) for v, n in zip(values, noisy, strict=True) if n >= threshold}
+
+
+def select_partitions(
+    counts: Mapping[str, int], sigma: float, threshold: int, source: RandomSource
+) -> list[str]:
+    """The kept values of ``noisy_selection``, sorted (the same draws)."""
+    return list(noisy_selection(counts, sigma, threshold, source))

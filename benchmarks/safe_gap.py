@@ -1,0 +1,167 @@
+"""Where the safe draft loses to the data-read draft (issue 24: the safe draft within 1.25× of the
+data-read draft's 2-way TVD on tables of ≥ 1,000 rows): schemas between the two, one part of
+the domain made public at a time, and budget knobs of the safe path, on the suite's tables.
+
+Variants of the schema (each run on the suite's train split, MST or AIM, ε = 1, δ = 1e-5, the
+release read back with the data-read draft and scored by ``suite.figures``; per column the 1-way
+TVD, numeric columns in 16 quantile bins of the real column):
+
+* ``draft``: the data-read draft (kinds, bounds and categories read from the data; not private);
+* ``safe``: ``schema infer --safe`` (every column ``auto``: kind, bounds, categories under DP);
+* ``kinds``: the safe draft with each column's kind given (no kind histogram), domains under DP,
+  the numeric columns' ``missing`` as the data-read draft has it (``kinds-missing``: true, as an
+  auto column always is);
+* ``cats``: the categorical columns as in the data-read draft (categories public), the others
+  ``auto`` — the loss left is the numeric columns' DP kinds and bounds;
+* ``bounds``: the numeric columns as in the data-read draft, the categorical ones ``auto`` — the
+  loss left is DP discovery (and the kinds of the categorical columns).
+
+``--budget`` / ``--marginals`` set budget or ``pipeline.stages.marginals`` keys on every run (a
+JSON object), e.g. ``--budget '{"domain_share": 0.4}'``. Development-suite tables only (every
+table of ``suite.TABLES`` is one; none is held out).
+
+    PYTHONPATH=. .venv/bin/python benchmarks/safe_gap.py --table wage --seeds 4 \\
+        --variants draft,safe,kinds,cats,bounds
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from suite import TABLES, Prepared, figures, job_config, prepare, read_scored  # noqa: E402
+
+from synthpriv.config import load_job  # noqa: E402
+from synthpriv.evaluation.utility import evaluate_utility  # noqa: E402
+from synthpriv.privacy.randomness import RandomSource  # noqa: E402
+from synthpriv.runner import run_job  # noqa: E402
+from synthpriv.schema import Schema, load_schema  # noqa: E402
+
+VARIANTS = ("draft", "safe", "kinds", "kinds-missing", "cats", "bounds")
+MODELLED_KINDS = ("categorical", "integer", "continuous")
+
+
+def variant_schema(name: str, draft: dict, safe: dict) -> dict:
+    """The schema of variant ``name`` (module docstring) from the two drafts' YAML."""
+    if name == "draft":
+        return draft
+    public = {c["name"]: c for c in draft["columns"]}
+    columns = []
+    for column in safe["columns"]:
+        given = public[column["name"]]
+        categorical = given["kind"] == "categorical"
+        if (name == "cats" and categorical) or (name == "bounds" and not categorical
+                                                and given["kind"] != "id"):
+            columns.append(given)
+        elif name in ("kinds", "kinds-missing") and given["kind"] in MODELLED_KINDS:
+            columns.append({"name": given["name"], "kind": given["kind"],
+                            "missing": categorical or name == "kinds-missing"
+                            or given.get("missing", False)})
+        else:
+            columns.append(column)
+    return {**safe, "columns": columns}
+
+
+def column_tvd(real: pd.Series, synthetic: pd.Series, numeric: bool) -> float:
+    """1-way TVD of one column (numeric: 16 quantile bins of the real column; missing a value)."""
+    if numeric:
+        edges = np.unique(np.nanquantile(real.dropna(), np.linspace(0, 1, 17)))
+        cuts = np.r_[-np.inf, edges[1:-1], np.inf]
+        real, synthetic = (pd.cut(s, cuts).astype(str).where(s.notna(), "NA")
+                           for s in (real, synthetic))
+    real, synthetic = (s.fillna("NA").astype(str) for s in (real, synthetic))
+    share = real.value_counts(normalize=True).subtract(
+        synthetic.value_counts(normalize=True), fill_value=0)
+    return float(0.5 * share.abs().sum())
+
+
+def two_way(real: pd.DataFrame, synthetic: pd.DataFrame, test: pd.DataFrame, scoring: Schema,
+            target: str) -> float:
+    """The suite's 2-way TVD (``figures``; without the target's TSTR when the GBM cannot be
+    fitted on the release, as ``suite.score`` does)."""
+    try:
+        return figures(real, synthetic, test, scoring, target)["tvd_2"]
+    except ValueError:
+        numeric = [name for name in scoring.numeric_names if name != target]
+        return evaluate_utility(real, synthetic, numeric_columns=numeric,
+                                quality_report=False)["marginals"]["2-way"]["mean"]
+
+
+def run_variant(prepared: Prepared, schema_path: Path, scoring: Schema, recipe: str, seeds: int,
+                extra: dict, work: Path) -> dict:
+    """``seeds`` runs of one variant: 2-way TVD per run, mean 1-way TVD per column, the domain
+    step's planned noise (σ, threshold) and share."""
+    real = read_scored(prepared.train, scoring)
+    test = read_scored(prepared.test, scoring)
+    config = job_config(Prepared(prepared.table, prepared.train, prepared.test, schema_path, []),
+                        recipe, 1.0, len(real))
+    config["budget"].update(extra.get("budget", {}))
+    if extra.get("marginals"):
+        config["pipeline"]["stages"] = {"marginals": extra["marginals"]}
+    config_path = schema_path.with_suffix(".job.yaml")
+    config_path.write_text(yaml.safe_dump(config))
+    numeric = set(scoring.numeric_names)
+    runs, per_column, domain = [], {}, {}
+    for seed in range(seeds):
+        result = run_job(load_job(config_path), source=RandomSource.seeded(100 + seed),
+                         evaluate=False, force=True)
+        csv = work / f"{schema_path.stem}-{seed}.csv"
+        result.synthetic.to_csv(csv, index=False)
+        synthetic = read_scored(csv, scoring)
+        runs.append(two_way(real, synthetic, test, scoring, prepared.table.target))
+        for name in real.columns:
+            per_column.setdefault(name, []).append(
+                column_tvd(real[name], synthetic[name], name in numeric))
+        stage = next((s for s in result.plan.stages if s.stage == "domain"), None)
+        if stage is not None:
+            total = sum(s.rho for s in result.plan.stages)
+            domain = {"share": stage.rho / total, "sigma": stage.noise.get("sigma"),
+                      "threshold": stage.noise.get("category_threshold")}
+    return {"tvd_2": float(np.mean(runs)), "tvd_2_sd": float(np.std(runs)), "runs": runs,
+            "columns": {k: float(np.mean(v)) for k, v in per_column.items()}, "domain": domain}
+
+
+def main() -> None:
+    """Command line: the variants of one table, printed and appended to ``--out``."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--table", default="wage", help=", ".join(TABLES))
+    parser.add_argument("--recipe", default="mst")
+    parser.add_argument("--seeds", type=int, default=4)
+    parser.add_argument("--variants", default=",".join(VARIANTS))
+    parser.add_argument("--budget", type=json.loads, default={})
+    parser.add_argument("--marginals", type=json.loads, default={})
+    parser.add_argument("--cache", type=Path, default=ROOT / "benchmarks/.cache")
+    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks/results/safe-gap.jsonl")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="safe-gap-"))
+    table = TABLES[args.table]
+    draft = prepare(table, work, args.cache, "draft")
+    safe = prepare(table, work, args.cache, "safe")
+    scoring = load_schema(draft.schema_path)
+    drafts = [yaml.safe_load(p.schema_path.read_text()) for p in (draft, safe)]
+    extra = {"budget": args.budget, "marginals": args.marginals}
+    for name in args.variants.split(","):
+        path = work / f"variant-{name}.yaml"
+        path.write_text(yaml.safe_dump(variant_schema(name, *drafts), sort_keys=False))
+        outcome = run_variant(draft, path, scoring, args.recipe, args.seeds, extra, work)
+        record = {"table": args.table, "recipe": args.recipe, "variant": name,
+                  "seeds": args.seeds, **extra, **outcome}
+        with args.out.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(record) + "\n")
+        worst = sorted(outcome["columns"].items(), key=lambda kv: -kv[1])[:4]
+        print(f"{args.table} {args.recipe} {name:7s} {json.dumps(extra)} 2-way TVD "
+              f"{outcome['tvd_2']:.4f} ± {outcome['tvd_2_sd']:.4f}; domain {outcome['domain']}; "
+              "worst 1-way: " + ", ".join(f"{k} {v:.3f}" for k, v in worst), flush=True)
+
+
+if __name__ == "__main__":
+    main()

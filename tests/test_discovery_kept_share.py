@@ -1,0 +1,85 @@
+"""After the run, where DP discovery lost most of a column (issue 24 item 3): the share of an auto
+column's non-empty cells its kept values hold, estimated from DP outputs only (the kept values'
+noisy counts over the noisy kind histogram's total), and the warning when it is below half."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from synthpriv.config import load_job
+from synthpriv.domain_stage import LOST_MOST, DomainStage, domain_lines
+from synthpriv.privacy.randomness import RandomSource
+from synthpriv.runner import run_job
+
+ROWS = 2_000
+
+
+def _table() -> pd.DataFrame:
+    """``town``: one value on 30 % of the rows, the other 70 % over 700 values of 2 rows each
+    (each far below any threshold); ``colour``: three values of a third each; ``size``: numbers."""
+    rng = np.random.default_rng(3)
+    rare = [f"town{i}" for i in range(700) for _ in range(2)]
+    town = ["Big"] * (ROWS - len(rare)) + rare
+    colour = np.array(["red", "green", "blue"])[np.arange(ROWS) % 3]
+    return pd.DataFrame({"town": rng.permutation(town), "colour": colour,
+                         "size": rng.integers(0, 100, ROWS)})
+
+
+def _run(folder: Path, seed: int):
+    folder.mkdir(parents=True, exist_ok=True)
+    _table().to_csv(folder / "train.csv", index=False)
+    schema = {"columns": [{"name": n, "kind": "auto"} for n in ("town", "colour", "size")]}
+    (folder / "schema.yaml").write_text(yaml.safe_dump(schema))
+    config = {"name": "kept", "data": {"path": "train.csv", "schema": "schema.yaml"},
+              "budget": {"epsilon": 1.0, "delta": 1e-6}, "pipeline": {"recipe": "independent"},
+              "evaluation": {"enabled": False}, "output": {"dir": str(folder / "out")}}
+    (folder / "job.yaml").write_text(yaml.safe_dump(config))
+    job = load_job(folder / "job.yaml")
+    result = run_job(job, source=RandomSource.seeded(seed), evaluate=False, force=True)
+    stage = next(s for s, _ in result.planned[1] if isinstance(s, DomainStage))
+    return job, result, stage
+
+
+def test_the_kept_share_is_a_noisy_estimate_and_warns_where_most_is_lost(tmp_path: Path) -> None:
+    """town keeps 'Big' (30 % of its cells) and loses the rest; colour keeps all three values.
+    The estimates are near the truth yet differ between seeds (noisy counts, never exact ones),
+    and only town is named in the warning."""
+    estimates = []
+    for seed in (1, 2):
+        job, result, stage = _run(tmp_path / str(seed), seed)
+        assert result.job.schema.column("town").categories == ["Big"]
+        assert sorted(result.job.schema.column("colour").categories) == ["blue", "green", "red"]
+        shares = stage.kept_shares
+        assert set(shares) == {"town", "colour"}  # size was decided numeric: no discovery
+        assert abs(shares["town"] - 0.3) < 0.05 and shares["colour"] > 0.95
+        estimates.append(shares["town"])
+        lines = domain_lines(job.schema, result.job.schema, shares)
+        warning = [line for line in lines if "DP discovery kept values" in line]
+        assert len(warning) == 1 and "of town" in warning[0] and "colour" not in warning[0]
+        assert f"holding about {shares['town']:.0%} of its non-empty cells" in "\n".join(lines)
+    assert estimates[0] != estimates[1]
+    assert LOST_MOST > 0.3  # town (30 % kept) is below the warning line
+
+
+def test_no_estimate_no_warning(tmp_path: Path) -> None:
+    """Without the estimates (a caller that has none) the lines are as before: no share, no
+    discovery warning."""
+    job, result, _ = _run(tmp_path, 1)
+    lines = domain_lines(job.schema, result.job.schema)
+    assert not any("DP discovery kept values" in line or "non-empty cells" in line
+                   for line in lines)
+
+
+def test_run_prints_the_estimates(tmp_path: Path, capsys) -> None:
+    """`synthpriv run` prints each auto column's kept share and the warning naming town."""
+    from synthpriv.cli import main
+
+    _run(tmp_path, 1)  # writes the table, schema and job
+    assert main(["run", str(tmp_path / "job.yaml"), "--force"]) == 0
+    shown = capsys.readouterr().out
+    assert "of its non-empty cells (DP estimate)" in shown
+    assert "DP discovery kept values holding less than 50% of the non-empty cells of town" in shown
