@@ -160,9 +160,9 @@ class TableEncoder:
                 points = point_values(edges, atoms)
                 at = atoms[code]
                 values[at] = points[code[at]]
-            digits = decimals(column, edges)
-            values = _within(np.round(values, digits), low, high, last, digits)
-            values = np.round(spread_clipped(column, values, code, len(edges) - 1, rng), digits)
+            digits = decimals(column, edges)[code]
+            values = _within(_round(values, digits), low, high, last, digits)
+            values = _round(spread_clipped(column, values, code, len(edges) - 1, rng), digits)
             lower, upper = _inward(column.lower, column.upper, digits)
             values = np.clip(values, lower, upper) + 0.0  # no -0.0
             return pd.Series(values).mask(missing)
@@ -208,38 +208,47 @@ def spread_clipped(column: NumericColumn, values: np.ndarray, code: np.ndarray, 
     return values
 
 
-def decimals(column: NumericColumn, edges: np.ndarray) -> int:
-    """Decimals a continuous column's released values carry: its ``precision`` when declared,
-    else one more than the narrowest bin needs (a step of at most a tenth of the narrowest bin
-    width, so the uniform draw within a bin is kept), at least 0. Public: bounds and grid only.
-    """
+def decimals(column: NumericColumn, edges: np.ndarray) -> np.ndarray:
+    """Decimals a continuous column's released values carry, per fine cell: its ``precision``
+    when declared, else one more than the cell's width needs (a step of at most a tenth of the
+    cell, so the uniform draw within it is kept), at least 0. Per cell, not per column: one
+    narrow cell (a point mass at 0 among adaptive bins) would otherwise give every value of the
+    column 8 decimals. Public: bounds and grid only."""
+    widths = np.diff(np.asarray(edges, dtype=float))
     if column.precision is not None:
-        return column.precision
-    widths = np.diff(edges)
-    narrowest = float(widths[widths > 0].min()) if (widths > 0).any() else 1.0
-    return max(0, math.ceil(-math.log10(narrowest)) + 1)
+        return np.full(len(widths), column.precision, dtype=np.int64)
+    positive = widths > 0
+    needed = np.ceil(-np.log10(np.where(positive, widths, 1.0))) + 1
+    return np.maximum(0, np.where(positive, needed, 0)).astype(np.int64)
+
+
+def _round(values: np.ndarray, digits: np.ndarray) -> np.ndarray:
+    """``values`` rounded to ``digits`` decimals each (numpy's round takes one digit count)."""
+    scale = 10.0 ** np.asarray(digits, dtype=float)
+    return np.round(np.asarray(values, dtype=float) * scale) / scale
 
 
 def _within(
-    values: np.ndarray, low: np.ndarray, high: np.ndarray, last: np.ndarray, digits: int
+    values: np.ndarray, low: np.ndarray, high: np.ndarray, last: np.ndarray, digits: np.ndarray
 ) -> np.ndarray:
     """Rounded ``values`` kept in their bins [low, high) ([low, high] for the last): a value
     rounded onto the next bin's edge steps back one unit of ``digits``, so the released value
     re-encodes to the bin drawn (where the bin holds a value with those decimals)."""
-    step = 10.0**-digits
-    first = np.round(np.ceil(np.round(low / step, 6)) * step, digits)
-    top = np.round(np.floor(np.round(high / step, 6)) * step, digits)
-    top = np.where((top >= high) & ~last, np.round(top - step, digits), top)
+    step = 10.0 ** -np.asarray(digits, dtype=float)
+    first = _round(np.ceil(np.round(low / step, 6)) * step, digits)
+    top = _round(np.floor(np.round(high / step, 6)) * step, digits)
+    top = np.where((top >= high) & ~last, _round(top - step, digits), top)
     fits = first <= top
     return np.where(fits, np.clip(values, first, np.where(fits, top, first)), values)
 
 
-def _inward(lower: float, upper: float, digits: int) -> tuple[float, float]:
-    """The smallest and largest values with ``digits`` decimals within [lower, upper] (the
-    bounds themselves when none lies between)."""
-    scale = 10.0**digits
-    low, high = math.ceil(lower * scale - 1e-9) / scale, math.floor(upper * scale + 1e-9) / scale
-    return (low, high) if low <= high else (lower, upper)
+def _inward(lower: float, upper: float, digits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The smallest and largest values with ``digits`` decimals (per row) within [lower, upper]
+    (the bounds themselves where none lies between)."""
+    scale = 10.0 ** np.asarray(digits, dtype=float)
+    low, high = np.ceil(lower * scale - 1e-9) / scale, np.floor(upper * scale + 1e-9) / scale
+    fits = low <= high
+    return np.where(fits, low, lower), np.where(fits, high, upper)
 
 
 def point_values(edges: np.ndarray, atoms: np.ndarray, whole: bool = False) -> np.ndarray:

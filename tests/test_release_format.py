@@ -83,3 +83,24 @@ def test_an_auto_schema_writes_integers_as_integers(tmp_path: Path) -> None:
     assert cells["age"][cells["age"] != ""].str.fullmatch(INTEGER).all()
     assert cells["year"][cells["year"] != ""].str.fullmatch(INTEGER).all()
     assert _decimals(cells["fee"]) <= 4 and _decimals(cells["score"]) <= 4
+
+
+def test_decimals_follow_each_cell_not_the_narrowest() -> None:
+    """One narrow cell (a point mass at 0 among wide bins, as a DP lower bound or the adaptive
+    grid makes) gives only that cell's values many decimals: a wide cell's values keep the few
+    its width needs (0.29 wide: 2 decimals), not the narrow cell's 8 (the flaky auto-schema fee
+    column wrote 8 decimals in every cell)."""
+    from synthpriv.encoding import TableEncoder
+    from synthpriv.schema import parse_schema
+
+    edges = [0.0, 1e-7, *np.linspace(0.29, 300.0, 1000)]
+    schema = parse_schema({"columns": [{"name": "fee", "kind": "continuous", "lower": 0.0,
+                                        "upper": 300.0, "edges": edges}]}, "test")
+    encoder = TableEncoder(schema)
+    codes = np.arange(1, len(edges) - 1).repeat(5)[:, None]
+    values = encoder.decode(codes, np.random.default_rng(0))["fee"].astype(float)
+    written = values.map(repr)
+    assert written.str.partition(".")[2].str.len().max() <= 2, written[written.str.len() > 7]
+    assert ((values >= np.array(edges)[codes[:, 0]]) & (values <= 300.0)).all()
+    narrow = encoder.decode(np.zeros((50, 1), dtype=np.int64), np.random.default_rng(1))["fee"]
+    assert narrow.between(0.0, 1e-7).all()
