@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
+import numpy as np
 import pandas as pd
 
 from synthpriv.errors import ReleaseError
@@ -165,13 +166,20 @@ def write_release(
 
 def write_csv_blocks(path: Path, blocks: Iterable[pd.DataFrame]) -> int:
     """Append ``blocks`` to one CSV at ``path`` (header from the first), as pandas writes one
-    table; returns the number of rows written."""
+    table but with floats in plain positional notation (``plain_float``); returns the number of
+    rows written."""
     rows = 0
     with path.open("w", encoding="utf-8", newline="") as handle:
         for block in blocks:
-            block.to_csv(handle, index=False, header=rows == 0)
+            block.to_csv(handle, index=False, header=rows == 0, float_format=plain_float)
             rows += len(block)
     return rows
+
+
+def plain_float(value: float) -> str:
+    """A float as a person writes it: shortest round-trip digits, never an exponent (pandas
+    writes 1.5e-05 for a value near a DP lower bound of 0), no trailing ``.0``."""
+    return np.format_float_positional(value, trim="-")
 
 
 def _swap_into_place(staging: Path, target: Path) -> None:

@@ -104,3 +104,16 @@ def test_decimals_follow_each_cell_not_the_narrowest() -> None:
     assert ((values >= np.array(edges)[codes[:, 0]]) & (values <= 300.0)).all()
     narrow = encoder.decode(np.zeros((50, 1), dtype=np.int64), np.random.default_rng(1))["fee"]
     assert narrow.between(0.0, 1e-7).all()
+
+
+def test_the_csv_writes_floats_without_exponents(tmp_path: Path) -> None:
+    """A tiny or huge float is written in positional notation (0.000015, not 1.5e-05) and
+    reads back to the same number."""
+    from synthpriv.release import write_csv_blocks
+
+    values = [1.5e-05, 30.0, 12.34, np.nan, 2.5e16, -0.5]
+    path = tmp_path / "out.csv"
+    write_csv_blocks(path, [pd.DataFrame({"x": values[:3]}), pd.DataFrame({"x": values[3:]})])
+    cells = pd.read_csv(path, dtype=str, keep_default_na=False)["x"]
+    assert list(cells) == ["0.000015", "30", "12.34", "", "25000000000000000", "-0.5"]
+    assert np.allclose(pd.to_numeric(cells.replace("", np.nan)), values, equal_nan=True)
