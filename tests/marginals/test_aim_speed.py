@@ -75,3 +75,43 @@ def test_candidate_marginals_equal_the_models_projections(seed: int) -> None:
         direct = model.project(clique)
         assert found[clique].shape == direct.shape
         np.testing.assert_allclose(found[clique], direct, rtol=1e-9, atol=1e-9 * model.total)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_sum_axes_equals_numpy_sum_over_every_subset_of_axes(seed: int) -> None:
+    from synthpriv.marginals.factor import sum_axes
+
+    rng = np.random.default_rng(seed)
+    shape = tuple(int(n) for n in rng.integers(1, 6, size=int(rng.integers(2, 6))))
+    values = rng.normal(size=shape)
+    for table in (values, values.transpose(tuple(reversed(range(values.ndim))))):
+        for k in range(1, table.ndim + 1):
+            for axes in combinations(range(table.ndim), k):
+                np.testing.assert_allclose(sum_axes(table, axes), table.sum(axis=axes),
+                                           rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_linear_updates_on_the_tree_equal_the_sum_of_the_updated_potentials(seed: int) -> None:
+    """The mirror descent steps and extrapolates the tree cliques' potentials directly; they
+    must equal ``tree_potentials`` of the measured cliques' updated potentials."""
+    from synthpriv.marginals.estimation import _extrapolate, _Objective, _Problem
+
+    domain, measured = random_case(seed)
+    model = fitted(domain, measured, seed)
+    rng = np.random.default_rng(seed)
+    measurements = [Measurement(c, rng.normal(50.0, 2.0, domain.project(c).shape), 2.0)
+                    for c in measured]
+    objective = _Objective.build(domain, measurements)
+    problem = _Problem(model.tree, objective, model.total,
+                       {c: model.tree.host(c) for c in model.potentials})
+    start = problem.evaluate(dict(model.potentials))
+    potentials, theta = problem.step(start, 0.3)
+    moved = problem.evaluate(potentials, theta)
+    for a, b in zip(theta, problem.tree_potentials(potentials), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-10)
+    assert moved.loss == pytest.approx(problem.evaluate(potentials).loss, rel=1e-10)
+    assert max(np.abs(a - b).max() for a, b in zip(theta, start.theta, strict=True)) > 1e-6
+    potentials, theta = _extrapolate(moved, start, 0.4)
+    for a, b in zip(theta, problem.tree_potentials(potentials), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-10)
