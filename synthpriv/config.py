@@ -121,7 +121,7 @@ class MarginalAttackConfig(_Strict):
     identity_control: bool = True
 
 
-Control = Literal["identity", "gaussian_copula", "ctgan"]
+Control = Literal["identity", "gaussian_copula", "ctgan", "cart"]
 
 
 class EvaluationConfig(_Strict):

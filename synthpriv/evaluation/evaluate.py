@@ -27,6 +27,7 @@ from synthpriv.evaluation.attacks import anonymeter_risks, run_membership_attack
 from synthpriv.evaluation.controls import control_generators
 from synthpriv.evaluation.discretize import Discretizer
 from synthpriv.evaluation.marginal_attack import marginal_attack
+from synthpriv.evaluation.readable import number
 from synthpriv.evaluation.sampling import SampleSizes, Source, sample_tables
 from synthpriv.evaluation.shadow import Generator, IdentityGenerator, shadow_attack
 from synthpriv.evaluation.utility import evaluate_utility, marginal_tvd
@@ -83,7 +84,8 @@ def _bin_labels(discretizer: Discretizer, column: str) -> list[str]:
 
 
 def _shown(value: float) -> str:
-    return f"{value:.3g}"
+    """A bin edge as a reader writes it (118,000, not 1.18e+05)."""
+    return number(value)
 
 
 def _short(value: float) -> bool:
@@ -119,6 +121,7 @@ def column_fidelity(
         distributions.append({
             **entry,
             "faithful": "least" if entry in ranked[:N_SHOWN_COLUMNS] else "most",
+            "numeric": entry["column"] in discretizer.edges,
             "labels": labels[keep].tolist(),
             "real": real_p[keep].tolist(),
             "synthetic": synth_p[keep].tolist(),
