@@ -257,12 +257,19 @@ def _no_advantage_band(ax, dp: pd.DataFrame) -> None:
 
 
 def tradeoff_figure(table: pd.DataFrame, name: str) -> bytes:
+    """``tradeoff_plot`` as PNG bytes."""
+    from synthpriv.evaluation.plots import png
+
+    return png(tradeoff_plot(table, name))
+
+
+def tradeoff_plot(table: pd.DataFrame, name: str):
     """Utility metrics and attack AUC vs ε: mean over repeats with min–max bars; the non-DP
     reference as a dashed horizontal line; TRTR and ε = ε (the claim) as grey lines; the attack
     panel on a fixed axis from below 0.5 with the no-advantage band. Legends in words."""
     from matplotlib.ticker import NullFormatter
 
-    from synthpriv.evaluation.plots import plt, png
+    from synthpriv.evaluation.plots import plt
     from synthpriv.evaluation.readable import axis_formatter
 
     ok = table[table["status"] == "ok"]
@@ -306,4 +313,4 @@ def tradeoff_figure(table: pd.DataFrame, name: str) -> bytes:
             ax.legend(fontsize=7)
     figure.suptitle(f"Privacy–utility trade-off: {name} (mean, min–max over repeats)", fontsize=12)
     figure.tight_layout()
-    return png(figure)
+    return figure
