@@ -12,10 +12,12 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from matplotlib.ticker import NullFormatter  # noqa: E402
 
 from synthpriv.evaluation.readable import axis_formatter  # noqa: E402
 
 MAX_BARS = 15
+TOP_SHARES = 5  # a wide categorical column's most common categories, always drawn
 SKEWED = 20  # largest over smallest share drawn: above it, a log share axis (the tail shows)
 REAL, SYNTHETIC = "#4c72b0", "#dd8452"
 
@@ -47,21 +49,25 @@ def paired_bars(ax: plt.Axes, labels: list, real: np.ndarray, synth: np.ndarray)
     skewed = positive.size > 0 and positive.max() / positive.min() > SKEWED
     if skewed:
         ax.set_yscale("log")
+        few = positive.max() / positive.min() < 100  # within two decades: few major ticks
+        ax.yaxis.set_minor_formatter(axis_formatter(leading="25") if few else NullFormatter())
     ax.yaxis.set_major_formatter(axis_formatter())
     ax.set_ylabel("share of rows" + (" (log scale)" if skewed else ""), fontsize=8)
 
 
 def where_the_error_is(dist: dict) -> tuple[list, np.ndarray, np.ndarray]:
     """A column's cells to draw: a numeric column's bins in order; a categorical column's
-    categories by real share, at most ``MAX_BARS`` — those with the largest |real − synthetic|,
-    the rest grouped as one "other (k)" bar."""
+    categories by real share, at most ``MAX_BARS`` — the ``TOP_SHARES`` most common, then those
+    with the largest |real − synthetic| — the rest grouped as one "other (k)" bar."""
     real, synth = np.asarray(dist["real"], float), np.asarray(dist["synthetic"], float)
     labels = list(dist["labels"])
     if dist.get("numeric"):
         return labels, real, synth
     keep = np.arange(real.size)
     if real.size > MAX_BARS:
-        keep = np.argsort(-np.abs(real - synth), kind="stable")[: MAX_BARS - 1]
+        common = np.argsort(-real, kind="stable")[:TOP_SHARES]
+        wrong = [i for i in np.argsort(-np.abs(real - synth), kind="stable") if i not in common]
+        keep = np.r_[common, wrong[: MAX_BARS - 1 - common.size]].astype(int)
     keep = keep[np.argsort(-real[keep], kind="stable")]
     rest = np.setdiff1d(np.arange(real.size), keep)
     shown = ([labels[i] for i in keep], real[keep], synth[keep])

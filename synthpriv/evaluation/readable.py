@@ -25,8 +25,26 @@ def number(value: float, digits: int = 3) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
-def axis_formatter():
-    """A matplotlib tick formatter that writes tick values with ``number`` (no offset, no 1e6)."""
+SUFFIXES = ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e4, "k"))
+
+
+def compact(value: float, digits: int = 3) -> str:
+    """``number`` shortened for a crowded axis: 10,000 and up as 200k, 1.2M, 3B."""
+    for size, suffix in SUFFIXES:
+        if abs(value) >= size and abs(value) < PLAIN_HIGH:
+            text = number(value / (1e3 if suffix == "k" else size), digits)
+            return text + suffix
+    return number(value, digits)
+
+
+def axis_formatter(leading: str | None = None):
+    """A matplotlib tick formatter that writes tick values with ``compact`` (no offset, no 1e6);
+    with ``leading``, only ticks whose first digit is in it (log axes' minor ticks: "25")."""
     from matplotlib.ticker import FuncFormatter
 
-    return FuncFormatter(lambda value, _position: number(value))
+    def write(value: float, _position: object) -> str:
+        if leading is not None and f"{abs(value):.0e}"[0] not in leading:
+            return ""
+        return compact(value)
+
+    return FuncFormatter(write)
