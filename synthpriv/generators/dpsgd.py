@@ -33,6 +33,7 @@ from opacus.utils.fast_gradient_clipping_utils import DPTensorFastGradientClippi
 from torch import nn
 
 from synthpriv.privacy.randomness import RandomSource
+from synthpriv.progress import inner
 
 
 @dataclass(frozen=True)
@@ -134,6 +135,7 @@ def train_dp_sgd(
             batch = poisson_batch(codes.shape[0], settings.sample_rate, rng)
             log.batch_sizes.append(len(batch))
             dp_step(wrapped, private, codes, batch, settings.physical_batch)
+            inner("DP-SGD step", len(log.batch_sizes), settings.steps)
     finally:
         wrapped.to_standard_module()
     return log
