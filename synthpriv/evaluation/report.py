@@ -277,16 +277,16 @@ def _marginal_verdict(generator: str, result: dict, test_tables: int) -> str:
     """One generator's result in a sentence: the best row's advantage, the mean AUC with its
     interval, and what that means."""
     best = max(result["targets"], key=lambda t: (t["advantage"], t["auc"]))
-    head = (f"**{generator}**: best advantage {fmt(best['advantage'], 2)} (row {best['row']}, AUC "
+    head = (f"{generator}: best advantage {fmt(best['advantage'], 2)} (row {best['row']}, AUC "
             f"{fmt(best['auc'])}{_ci(best.get('auc_ci'))}); mean AUC over the "
             f"{len(result['targets'])} exposed rows {fmt(result['mean_auc'])}"
             f"{_ci(result['mean_auc_ci'])}. ")
     if result["power"]:
-        return head + ("The interval lies above 0.5: the attack tells, better than guessing, "
-                       "whether an exposed row was in the training table.")
-    return head + (f"The interval includes 0.5: on {test_tables} test tables the attack does no "
-                   "better than guessing (weak evidence either way; a single row's interval "
-                   "spans most of [0, 1] on so few tables).")
+        return head + ("The mean's interval lies above 0.5: the attack tells, better than "
+                       "guessing, whether an exposed row was in the training table.")
+    return head + (f"The mean's interval includes 0.5: on {test_tables} test tables the attack "
+                   "shows no advantage over guessing on average (weak evidence either way; one "
+                   "row's interval spans most of [0, 1] on so few tables).")
 
 
 def _marginal_section(attack: dict) -> Section:

@@ -87,11 +87,12 @@ def test_the_marginal_attack_is_summarised_and_its_rows_folded():
     result = attack["generators"]["identity"]
     best = max(t["advantage"] for t in result["targets"])
     summary = [text for kind, *rest in section.blocks if kind == "p" for text in rest
-               if text.startswith("**identity**")]
+               if text.startswith("identity: best advantage")]
     assert len(summary) == 1 and f"best advantage {best:.2f}" in summary[0]
     low, high = result["mean_auc_ci"]
     assert f"[{low:.3f}, {high:.3f}]" in summary[0]
-    assert ("better than guessing" in summary[0])  # one sentence of what it means
+    meaning = "lies above 0.5" if result["power"] else "shows no advantage over guessing"
+    assert meaning in summary[0]  # one sentence of what it means, as the interval says
     assert [b[0] for b in section.blocks].count("table") == 0  # no 20-row table in the open
     markdown, page = to_markdown([Section("x"), section]), to_html([Section("x"), section], {})
     for text in (markdown, page):
