@@ -162,7 +162,8 @@ def command_sweep(args: argparse.Namespace) -> int:
     job.check_paths()
     out = args.out or Path.cwd() / "out" / f"{job.config.name}.sweep"
     started = time.perf_counter()
-    result = run_sweep(job, epsilons, args.repeats, out, reference=not args.no_reference)
+    reference = None if args.no_reference else args.reference
+    result = run_sweep(job, epsilons, args.repeats, out, reference=reference)
     print(f"sweep: {len(result.rows)} runs in {time.perf_counter() - started:.1f} s "
           "(reads the real data: NOT part of any DP release)")
     for name, path in result.files.items():
@@ -289,7 +290,7 @@ def parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--target", help="column to predict for train-synthetic/test-real")
     evaluate.add_argument("--out", type=Path, help="report folder (default: <synthetic>.evaluation)")
     evaluate.add_argument("--controls", default="identity,gaussian_copula",
-                          help="positive controls to attack too: identity, gaussian_copula, ctgan "
+                          help="positive controls to attack too: identity, gaussian_copula, cart, ctgan "
                           "(comma-separated; empty for none)")
     evaluate.add_argument("--no-anonymeter", action="store_true", help="skip anonymeter's risks")
     evaluate.set_defaults(handler=command_evaluate)
@@ -299,8 +300,10 @@ def parser() -> argparse.ArgumentParser:
     sweep.add_argument("--epsilons", default="0.1,0.3,1,3,10", help="comma-separated ε values")
     sweep.add_argument("--repeats", type=int, default=1, help="runs per ε, each with fresh noise")
     sweep.add_argument("--out", type=Path, help="folder for tradeoff.csv/png (default: out/<job>.sweep)")
-    sweep.add_argument("--no-reference", action="store_true",
-                       help="skip the non-DP reference (SDV GaussianCopula)")
+    sweep.add_argument("--reference", default="cart",
+                       help="the non-DP reference drawn beside the DP runs: cart (sequential CART, "
+                       "default), gaussian_copula, ctgan (slow)")
+    sweep.add_argument("--no-reference", action="store_true", help="skip the non-DP reference")
     sweep.set_defaults(handler=command_sweep)
 
     sample = commands.add_parser(

@@ -168,7 +168,7 @@ class MarginalAttackConfig(_Strict):
     identity_control: bool = True
 
 
-Control = Literal["identity", "gaussian_copula", "ctgan"]
+Control = Literal["identity", "gaussian_copula", "ctgan", "cart"]
 
 
 class EvaluationConfig(_Strict):
@@ -177,7 +177,8 @@ class EvaluationConfig(_Strict):
     Attacks use the training rows as members and the holdout as non-members; ``holdout_fraction``
     holds back that share of the input (before fitting) when the config names no holdout.
     ``controls`` are generators the same attacks run against (identity = the training rows;
-    gaussian_copula = SDV's non-DP copula; ctgan = SDV's CTGAN, slow: opt-in).
+    gaussian_copula = SDV's non-DP copula; cart = sequential CART, synthpop's method; ctgan =
+    SDV's CTGAN, slow: opt-in).
     """
 
     enabled: bool = True

@@ -3,6 +3,7 @@ when asked, and off by default when stderr is not a terminal."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from synthpriv.cli import main
@@ -46,3 +47,19 @@ def test_the_api_shows_progress_when_asked(capsys) -> None:
     Synthesizer(epsilon=1.0, recipe="independent", progress=True).fit(frame)
     err = capsys.readouterr().err
     assert "  domain: " in err and "  stage:marginals: " in err
+
+
+def test_aim_rounds_and_the_evaluation_parts_show_inside_their_steps(tmp_path: Path, capsys) -> None:
+    """Inside the marginals step: AIM's rounds with the share of its budget spent; after the
+    release: each part of the evaluation with its time."""
+    small_aim = {"aim_rounds_per_attribute": 1, "aim_round_iterations": 20, "iterations": 50}
+    config = write_tiny_job(
+        tmp_path, pipeline={"recipe": "aim", "stages": {"marginals": small_aim}},
+        evaluation={"controls": ["identity"], "anonymeter": False, "quality_report": False,
+                    "bootstrap": 0, "marginal_attack": {"enabled": False}})
+    assert main(["run", str(config), "--progress"]) == 0
+    err = capsys.readouterr().err
+    spent = [int(share) for share in re.findall(r"AIM round \d+, (\d+)% of its budget spent", err)]
+    assert "AIM round 1," in err and spent and spent == sorted(spent)  # spent only grows
+    for part in ("utility", "values", "attacks on the release", "control identity"):
+        assert f"  evaluation: {part}: " in err

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import csv
 
+import matplotlib.pyplot as plt
+import pandas as pd
 import yaml
 
 from synthpriv.cli import main
-from synthpriv.sweep import COLUMNS, DP_METHOD, REFERENCE_METHOD
+from synthpriv.sweep import ATTACK_AXIS, COLUMNS, DP_METHOD, REFERENCE_METHOD, tradeoff_plot
 from tests.evaluation.tiny import write_tiny_job
 
 FAST = {"quality_report": False, "bootstrap": 0}
@@ -39,6 +41,18 @@ def test_sweep_writes_the_tradeoff_table_and_plot(tmp_path, capsys):
     assert float(dp[1]["tvd_1way"]) < float(dp[0]["tvd_1way"])
     assert (out / "tradeoff.png").read_bytes()[:4] == b"\x89PNG"
     assert "tradeoff.csv" in capsys.readouterr().out
+    figure = tradeoff_plot(pd.read_csv(out / "tradeoff.csv"), "tiny")
+    fidelity, _, attacks, _ = figure.axes
+    legend = [t.get_text() for t in fidelity.get_legend().get_texts()]
+    assert "1-way TVD — synthpriv (DP)" in legend  # words, not field names
+    assert "1-way TVD — non-DP reference (sequential CART)" in legend
+    # The attack axis starts below the no-advantage line and ends at 1: noise stays flat.
+    low, high = attacks.get_ylim()
+    assert low <= ATTACK_AXIS[0] < 0.5 and high == ATTACK_AXIS[1]
+    half = 1.96 * sum(float(r["attack_auc_se"]) for r in dp) / len(dp)  # 95% around AUC 0.5
+    legend = [t.get_text() for t in attacks.get_legend().get_texts()]
+    assert half > 0 and f"no advantage: AUC 0.5 ± {half:.3f} (95%)" in legend
+    plt.close(figure)
 
 
 def test_a_failing_run_is_reported_and_the_others_go_on(tmp_path, capsys):

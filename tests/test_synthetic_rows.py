@@ -106,7 +106,7 @@ def test_every_recipe_hands_on_synthetic_rows_that_every_client_reads_alike(
 def test_the_sweep_reads_every_recipes_rows(tmp_path: Path, recipe: str) -> None:
     """One sweep run per recipe: evaluated on the rows ``to_frame`` gives (count = records)."""
     job = tiny_job(tmp_path, recipe, records=300)
-    (row,) = run_sweep(job, [2.0], 1, tmp_path / "sweep", reference=False,
+    (row,) = run_sweep(job, [2.0], 1, tmp_path / "sweep", reference=None,
                        progress=False).rows
     assert row["status"] == "ok", row["error"]
     assert int(row["rows_synthetic"]) == 300

@@ -27,10 +27,12 @@ from synthpriv.evaluation.attacks import anonymeter_risks, run_membership_attack
 from synthpriv.evaluation.controls import control_generators
 from synthpriv.evaluation.discretize import Discretizer
 from synthpriv.evaluation.marginal_attack import marginal_attack
+from synthpriv.evaluation.readable import number
 from synthpriv.evaluation.sampling import SampleSizes, Source, sample_tables
 from synthpriv.evaluation.shadow import Generator, IdentityGenerator, shadow_attack
 from synthpriv.evaluation.utility import evaluate_utility, marginal_tvd
 from synthpriv.evaluation.values import csv_cells, value_fidelity
+from synthpriv.progress import Parts
 from synthpriv.schema import Constraint, Schema
 
 NOTICE = (
@@ -83,7 +85,8 @@ def _bin_labels(discretizer: Discretizer, column: str) -> list[str]:
 
 
 def _shown(value: float) -> str:
-    return f"{value:.3g}"
+    """A bin edge as a reader writes it (118,000, not 1.18e+05)."""
+    return number(value)
 
 
 def _short(value: float) -> bool:
@@ -119,6 +122,7 @@ def column_fidelity(
         distributions.append({
             **entry,
             "faithful": "least" if entry in ranked[:N_SHOWN_COLUMNS] else "most",
+            "numeric": entry["column"] in discretizer.edges,
             "labels": labels[keep].tolist(),
             "real": real_p[keep].tolist(),
             "synthetic": synth_p[keep].tolist(),
@@ -181,35 +185,25 @@ def evaluate_privacy(
     persons = pool[person] if person is not None and person in pool.columns else None
     if person is not None:  # members are persons: one row each, scored as independent trials
         real, holdout, synthetic = (one_row_per_person(t, person) for t in (real, holdout, synthetic))
+    parts = Parts(["attacks on the release", *(["anonymeter"] if settings.anonymeter else []),
+                   *(f"control {name}" for name in settings.controls)], progress)
+    with parts.part("attacks on the release"):
+        release = _attack_suite(real, holdout, synthetic, numeric_columns, settings, delta)
     privacy: dict[str, Any] = {
         "members": "training rows" if person is None else "training persons (one row each)",
         "non_members": "holdout rows" if person is None else "holdout persons (one row each)",
         "delta": delta,
-        "release": _attack_suite(real, holdout, synthetic, numeric_columns, settings, delta),
+        "release": release,
     }
     if settings.anonymeter:
-        start = time.perf_counter()
-        cache_anonymeter_kernels()
-        try:
-            privacy["anonymeter"] = anonymeter_risks(
-                real, synthetic, holdout, n_attacks=settings.anonymeter_attacks,
-                seed=settings.attack_seed, secret=settings.target,
-            )
-        except Exception as error:  # a third-party evaluator must not sink the report
-            privacy["anonymeter"] = {"available": False, "reason": f"anonymeter failed: {error!r}"}
-        privacy["anonymeter"]["seconds"] = time.perf_counter() - start
+        with parts.part("anonymeter"):
+            privacy["anonymeter"] = _anonymeter(real, synthetic, holdout, settings)
     controls: dict[str, dict] = {}
     makers = control_generators()
     for name in settings.controls:
-        start = time.perf_counter()
-        try:
-            fake = makers[name](real, list(numeric_columns), settings.attack_seed)
-        except Exception as error:  # e.g. SDV refusing a table: report it, attack the rest
-            controls[name] = {"failed": f"{type(error).__name__}: {error}"}
-            continue
-        generated = time.perf_counter() - start
-        controls[name] = _attack_suite(real, holdout, fake, numeric_columns, settings, delta)
-        controls[name]["generator_seconds"] = generated
+        with parts.part(f"control {name}"):
+            controls[name] = _control(makers[name], real, holdout, numeric_columns, settings, delta)
+    parts.close()
     privacy["controls"] = controls
     if settings.marginal_attack.enabled and person is not None:
         privacy["marginal_attack"] = {"skipped": "its targets are rows, and the guarantee is per "
@@ -251,6 +245,36 @@ def one_row_per_person(table: pd.DataFrame, person: str) -> pd.DataFrame:
     keys = table[person]
     first = ~keys.duplicated() | keys.isna()
     return table.loc[first].drop(columns=[person]).reset_index(drop=True)
+
+
+def _anonymeter(real: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame,
+                settings: EvaluationConfig) -> dict:
+    """anonymeter's risks, or why they are missing (a third-party evaluator must not sink the
+    report), with the seconds they took."""
+    start = time.perf_counter()
+    cache_anonymeter_kernels()
+    try:
+        risks = anonymeter_risks(real, synthetic, holdout, n_attacks=settings.anonymeter_attacks,
+                                 seed=settings.attack_seed, secret=settings.target)
+    except Exception as error:
+        risks = {"available": False, "reason": f"anonymeter failed: {error!r}"}
+    risks["seconds"] = time.perf_counter() - start
+    return risks
+
+
+def _control(make, real: pd.DataFrame, holdout: pd.DataFrame, numeric_columns: Sequence[str],
+             settings: EvaluationConfig, delta: float) -> dict:
+    """One positive control (``make``: generator(train, numeric, seed)) attacked like the
+    release; its failure is reported (e.g. SDV refusing a table) and the rest go on."""
+    start = time.perf_counter()
+    try:
+        fake = make(real, list(numeric_columns), settings.attack_seed)
+    except Exception as error:
+        return {"failed": f"{type(error).__name__}: {error}"}
+    generated = time.perf_counter() - start
+    result = _attack_suite(real, holdout, fake, numeric_columns, settings, delta)
+    result["generator_seconds"] = generated
+    return result
 
 
 def _marginal_attack(
@@ -402,19 +426,23 @@ def evaluate_sources(
         "notes": [],
     }
     start = time.perf_counter()
-    report["utility"] = evaluate_utility(
-        samples.largest("real"), samples.largest("synthetic"), numeric_columns=numeric_columns,
-        target=settings.target, holdout=samples.largest("holdout") if has_holdout else None,
-        quality_report=settings.quality_report, seed=settings.attack_seed, samples=samples,
-    )
-    report["column_fidelity"] = column_fidelity(
-        samples.rows("real", "marginals"), samples.rows("synthetic", "marginals"), numeric_columns
-    )
-    report["values"] = value_fidelity(
-        samples.rows("real", "marginals"), samples.rows("synthetic", "marginals"), numeric_columns,
-        real_cells=csv_cells(sources.get("real"), sizes.marginals),
-        synthetic_cells=csv_cells(sources.get("synthetic"), sizes.marginals),
-    )
+    parts = Parts(["utility", "values"], progress)
+    with parts.part("utility"):
+        report["utility"] = evaluate_utility(
+            samples.largest("real"), samples.largest("synthetic"), numeric_columns=numeric_columns,
+            target=settings.target, holdout=samples.largest("holdout") if has_holdout else None,
+            quality_report=settings.quality_report, seed=settings.attack_seed, samples=samples,
+        )
+        report["column_fidelity"] = column_fidelity(
+            samples.rows("real", "marginals"), samples.rows("synthetic", "marginals"),
+            numeric_columns)
+    with parts.part("values"):
+        report["values"] = value_fidelity(
+            samples.rows("real", "marginals"), samples.rows("synthetic", "marginals"),
+            numeric_columns, real_cells=csv_cells(sources.get("real"), sizes.marginals),
+            synthetic_cells=csv_cells(sources.get("synthetic"), sizes.marginals),
+        )
+    parts.close()
     efficacy = report["utility"].get("ml_efficacy")
     if efficacy:
         report["notes"].append(f"machine-learning efficacy for '{efficacy['target']}' is a "

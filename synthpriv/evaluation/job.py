@@ -121,7 +121,7 @@ def _settings(target: str | None, controls: str, anonymeter: bool) -> Evaluation
         return EvaluationConfig(target=target, controls=names, anonymeter=anonymeter)
     except ValidationError:
         raise ConfigError(
-            f"--controls: expected names among identity, gaussian_copula, ctgan; found {names}."
+            f"--controls: expected names among identity, gaussian_copula, cart, ctgan; found {names}."
         ) from None
 
 

@@ -12,8 +12,13 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from matplotlib.ticker import NullFormatter  # noqa: E402
+
+from synthpriv.evaluation.readable import axis_formatter  # noqa: E402
 
 MAX_BARS = 15
+TOP_SHARES = 5  # a wide categorical column's most common categories, always drawn
+SKEWED = 20  # largest over smallest share drawn: above it, a log share axis (the tail shows)
 REAL, SYNTHETIC = "#4c72b0", "#dd8452"
 
 
@@ -25,24 +30,62 @@ def png(figure: plt.Figure) -> bytes:
     return buffer.getvalue()
 
 
+def _label(label: object, width: int = 24) -> str:
+    text = str(label)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def paired_bars(ax: plt.Axes, labels: list, real: np.ndarray, synth: np.ndarray) -> None:
+    """Real and synthetic shares side by side. When one cell dwarfs the rest (largest share over
+    the smallest > ``SKEWED``), the share axis is logarithmic: a 0.9 bar would otherwise flatten
+    the tail, where the error is."""
+    real, synth = np.asarray(real, float), np.asarray(synth, float)
+    x = np.arange(len(labels))
+    ax.bar(x - 0.2, real, 0.4, label="real", color=REAL)
+    ax.bar(x + 0.2, synth, 0.4, label="synthetic", color=SYNTHETIC)
+    ax.set_xticks(x, [_label(label) for label in labels], rotation=60, ha="right", fontsize=7)
+    shares = np.concatenate([real, synth])
+    positive = shares[shares > 0]
+    skewed = positive.size > 0 and positive.max() / positive.min() > SKEWED
+    if skewed:
+        ax.set_yscale("log")
+        few = positive.max() / positive.min() < 100  # within two decades: few major ticks
+        ax.yaxis.set_minor_formatter(axis_formatter(leading="25") if few else NullFormatter())
+    ax.yaxis.set_major_formatter(axis_formatter())
+    ax.set_ylabel("share of rows" + (" (log scale)" if skewed else ""), fontsize=8)
+
+
+def where_the_error_is(dist: dict) -> tuple[list, np.ndarray, np.ndarray]:
+    """A column's cells to draw: a numeric column's bins in order; a categorical column's
+    categories by real share, at most ``MAX_BARS`` — the ``TOP_SHARES`` most common, then those
+    with the largest |real − synthetic| — the rest grouped as one "other (k)" bar."""
+    real, synth = np.asarray(dist["real"], float), np.asarray(dist["synthetic"], float)
+    labels = list(dist["labels"])
+    if dist.get("numeric"):
+        return labels, real, synth
+    keep = np.arange(real.size)
+    if real.size > MAX_BARS:
+        common = np.argsort(-real, kind="stable")[:TOP_SHARES]
+        wrong = [i for i in np.argsort(-np.abs(real - synth), kind="stable") if i not in common]
+        keep = np.r_[common, wrong[: MAX_BARS - 1 - common.size]].astype(int)
+    keep = keep[np.argsort(-real[keep], kind="stable")]
+    rest = np.setdiff1d(np.arange(real.size), keep)
+    shown = ([labels[i] for i in keep], real[keep], synth[keep])
+    if rest.size:
+        shown = (shown[0] + [f"other ({rest.size})"], np.append(shown[1], real[rest].sum()),
+                 np.append(shown[2], synth[rest].sum()))
+    return shown
+
+
 def marginals_figure(distributions: list[dict]) -> bytes:
     """Real vs synthetic distribution of the least and most faithful columns (grouped bars;
-    the ``MAX_BARS`` most frequent real cells when a column has more)."""
+    ``where_the_error_is`` chooses a wide categorical column's bars)."""
     cols = 3
     rows = max(1, -(-len(distributions) // cols))
-    figure, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3.6 * rows), squeeze=False)
+    figure, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3.8 * rows), squeeze=False)
     for ax, dist in zip(axes.ravel(), distributions, strict=False):
-        real, synth = np.asarray(dist["real"]), np.asarray(dist["synthetic"])
-        labels = np.asarray(dist["labels"], dtype=object)
-        if real.size > MAX_BARS:
-            keep = np.sort(np.argsort(-(real + synth))[:MAX_BARS])
-            real, synth, labels = real[keep], synth[keep], labels[keep]
-        x = np.arange(real.size)
-        ax.bar(x - 0.2, real, 0.4, label="real", color=REAL)
-        ax.bar(x + 0.2, synth, 0.4, label="synthetic", color=SYNTHETIC)
-        ax.set_xticks(x, [str(label)[:18] for label in labels], rotation=60, ha="right", fontsize=7)
+        paired_bars(ax, *where_the_error_is(dist))
         ax.set_title(f"{dist['column']} — TVD {dist['tvd']:.3f} ({dist['faithful']} faithful)", fontsize=9)
-        ax.set_ylabel("share of rows", fontsize=8)
         ax.legend(fontsize=7)
     for ax in axes.ravel()[len(distributions) :]:
         ax.axis("off")
@@ -123,12 +166,13 @@ def _ecdf_panel(ax: plt.Axes, ecdf: dict) -> None:
         ax.set_xscale("symlog", linthresh=max(small, 1e-12))
         ends = [*ecdf["real_range"], *ecdf["synthetic_range"]]
         ax.set_xlim(min(ends), max(ends))  # symlog would otherwise open a negative half
+    ax.xaxis.set_major_formatter(axis_formatter())
     ax.set_ylabel("ECDF (logit scale)", fontsize=8)
 
 
 def _categories_panel(ax: plt.Axes, categories: dict) -> None:
     """The top categories, the rest grouped as one bar, and missing cells."""
-    labels = [str(label)[:18] for label in categories["labels"]]
+    labels = list(categories["labels"])
     real, synth = list(categories["real"]), list(categories["synthetic"])
     if categories["other_count"]:
         labels.append(f"other ({categories['other_count']})")
@@ -138,11 +182,7 @@ def _categories_panel(ax: plt.Axes, categories: dict) -> None:
         labels.append("missing")
         real.append(categories["missing"]["real"])
         synth.append(categories["missing"]["synthetic"])
-    x = np.arange(len(labels))
-    ax.bar(x - 0.2, real, 0.4, label="real", color=REAL)
-    ax.bar(x + 0.2, synth, 0.4, label="synthetic", color=SYNTHETIC)
-    ax.set_xticks(x, labels, rotation=60, ha="right", fontsize=7)
-    ax.set_ylabel("share of rows", fontsize=8)
+    paired_bars(ax, labels, np.asarray(real), np.asarray(synth))
 
 
 def values_figure(values: dict) -> bytes | None:

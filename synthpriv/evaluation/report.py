@@ -14,6 +14,7 @@ import html
 import json
 import math
 import os
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -40,7 +41,8 @@ READING_ATTACKS = (
 
 @dataclass
 class Section:
-    """A titled list of blocks, in order: ("p", text), ("table", header, rows), ("image", file,
+    """A titled list of blocks, in order: ("p", text), ("table", header, rows), ("details",
+    summary, header, rows) — a table folded under a one-line summary — and ("image", file,
     caption). Text may use **bold**, nothing else."""
 
     title: str
@@ -52,6 +54,10 @@ class Section:
 
     def table(self, header: list[str], rows: list[list[str]]) -> Section:
         self.blocks.append(("table", header, rows))
+        return self
+
+    def details(self, summary: str, header: list[str], rows: list[list[str]]) -> Section:
+        self.blocks.append(("details", summary, header, rows))
         return self
 
     def image(self, file: str, caption: str) -> Section:
@@ -267,33 +273,38 @@ def _shadow_section(shadow: dict) -> Section:
     return section
 
 
+def _marginal_verdict(generator: str, result: dict, test_tables: int) -> str:
+    """One generator's result in a sentence: the best row's advantage, the mean AUC with its
+    interval, and what that means."""
+    best = max(result["targets"], key=lambda t: (t["advantage"], t["auc"]))
+    head = (f"{generator}: best advantage {fmt(best['advantage'], 2)} (row {best['row']}, AUC "
+            f"{fmt(best['auc'])}{_ci(best.get('auc_ci'))}); mean AUC over the "
+            f"{len(result['targets'])} exposed rows {fmt(result['mean_auc'])}"
+            f"{_ci(result['mean_auc_ci'])}. ")
+    if result["power"]:
+        return head + ("The mean's interval lies above 0.5: the attack tells, better than "
+                       "guessing, whether an exposed row was in the training table.")
+    return head + (f"The mean's interval includes 0.5: on {test_tables} test tables the attack "
+                   "shows no advantage over guessing on average (weak evidence either way; one "
+                   "row's interval spans most of [0, 1] on so few tables).")
+
+
 def _marginal_section(attack: dict) -> Section:
     title = "Attack built for marginal recipes"
     if "skipped" in attack:
         return Section(title).p(f"Skipped: {attack['skipped']}.")
     section = Section(title).p(
-        f"Threat model: the attacker knows {attack['knows']}. For each of the most exposed "
-        "training rows (alone, or nearly, in their cells) it counts the synthetic rows in the "
-        f"row's cell of every 1- to {attack['max_order']}-way marginal ({attack['queries']} "
-        "counts), learns from shadow runs how the row's presence shifts each count against its "
-        "noise, and scores a run by the likelihood ratio (MAMA-MIA, Golob et al. 2025; TAPAS "
-        "query attacks)."
-    ).p(
-        f"{attack['shadow_tables']} shadow tables of {attack['records_per_table']} rows "
-        f"({attack['train_tables']} to fit, {attack['test_tables']} fresh to test), neighbouring = "
-        f"{attack['neighbouring']}; ε bounds per row at level {attack['alpha_per_target']:.3g} "
-        f"(Bonferroni), {attack['seconds']:.1f} s. The attack has power when the 95% interval of "
-        "the mean AUC lies above 0.5; a perfect attack on this many test tables certifies at most "
-        "the last column (raise evaluation.marginal_attack.shadow_tables to audit a larger ε)."
+        f"What it tried: for the {len(next(iter(attack['generators'].values()))['targets'])} "
+        "training rows most alone in their cells, it counts the synthetic rows in each row's cell "
+        f"of every 1- to {attack['max_order']}-way marginal ({attack['queries']} counts), learns "
+        f"from {attack['train_tables']} shadow runs how the row's presence moves those counts, "
+        f"and guesses membership on {attack['test_tables']} fresh runs (MAMA-MIA, Golob et al. "
+        f"2025; TAPAS query attacks). The attacker knows {attack['knows']}. Advantage = the best "
+        "TPR − FPR (0 = guessing, 1 = always right); AUC 0.5 = guessing."
     )
     rows = []
     for generator, result in attack["generators"].items():
-        power = "yes" if result["power"] else "no"
-        section.p(
-            f"{generator}: mean AUC over the exposed rows {fmt(result['mean_auc'])}"
-            f"{_ci(result['mean_auc_ci'])}; power: {power}; worst ε lower bound "
-            f"{fmt(result['worst_case']['eps_lower_bound'])}."
-        )
+        section.p(_marginal_verdict(generator, result, attack["test_tables"]))
         for target in result["targets"]:
             tpr = {str(k): v for k, v in target["tpr_at_fpr"].items()}
             bound = target["empirical_epsilon"]
@@ -301,26 +312,71 @@ def _marginal_section(attack: dict) -> Section:
                 generator, str(target["row"]), fmt(target["exposure"], 2),
                 "; ".join(q["columns"] for q in target["top_queries"]),
                 fmt(target["auc"]) + _ci(target.get("auc_ci")), fmt(tpr.get("0.1")),
-                fmt(bound["eps_lower_bound"]), fmt(bound["max_certifiable"]),
+                fmt(target["advantage"], 2), fmt(bound["eps_lower_bound"]),
+                fmt(bound["max_certifiable"]),
             ])
-    section.table(["generator", "target row", "exposure", "most telling marginals",
-                   "AUC [95% CI]", "TPR@10%", "ε lower bound", "ε certifiable at most"], rows)
+    section.p(
+        f"{attack['shadow_tables']} shadow tables of {attack['records_per_table']} rows, "
+        f"neighbouring = {attack['neighbouring']}; ε bounds per row at level "
+        f"{attack['alpha_per_target']:.3g} (Bonferroni), {attack['seconds']:.1f} s. A perfect "
+        "attack on this many test tables certifies at most the last column (raise "
+        "evaluation.marginal_attack.shadow_tables to audit a larger ε)."
+    )
+    section.details(f"Each exposed row ({len(rows)} rows)", [
+        "generator", "target row", "exposure", "most telling marginals", "AUC [95% CI]",
+        "TPR@10%", "advantage", "ε lower bound", "ε certifiable at most"], rows)
     return section
+
+
+ANONYMETER_RISKS = {
+    "singling_out": "Singling out (does the release single out one training row with a rare value?)",
+    "linkability": "Linkability (does it link a training row's two halves of columns?)",
+    "inference": "Inference (does it reveal a training row's {secret} from its other columns?)",
+}
+_BASELINE = re.compile(r"attack = ([-+0-9.eE]*\d), baseline = ([-+0-9.eE]*\d)")
+_QUERIES = re.compile(r"only (\d+) singling out queries out of the requested (\d+)")
+
+
+def anonymeter_warning(text: str, risks: dict) -> str:
+    """anonymeter's warning in plain words (the known ones, naming the risk it is about when
+    its rates say which), else quoted as it is."""
+    found = _BASELINE.search(text)
+    if found:
+        attack, baseline = (float(v) for v in found.groups())
+        which = [kind.replace("_", " ") for kind in ANONYMETER_RISKS
+                 if (risks.get(kind, {}).get("attack_rate") or {}).get("value") == attack]
+        subject = f"the {which[0]} attack" if len(which) == 1 else "one of its attacks"
+        return (f"anonymeter's own check: {subject} did no better than random guessing "
+                f"(success {attack:.1%} against the guess's {baseline:.1%}), so that risk cannot "
+                "be told from zero — too few successful attacks for a reliable estimate. On a "
+                "private release this is the expected outcome, not a fault.")
+    found = _QUERIES.search(text)
+    if found:
+        return (f"anonymeter found only {found.group(1)} singling-out queries of the "
+                f"{found.group(2)} asked: too few attacks for a reliable estimate; the singling-"
+                "out risk may be underestimated.")
+    if "control attack is 100%" in text:
+        return ("anonymeter's attack succeeded on every holdout row too: the release's excess "
+                "risk cannot be measured.")
+    return f"anonymeter warned: {text}"
 
 
 def _anonymeter_section(risks: dict) -> Section:
     if not risks.get("available"):
         return Section("Anonymeter").p(f"Not run: {risks.get('reason')}")
-    rows = [[kind, fmt(risks[kind]["risk"]), _ci(risks[kind]["ci"]).strip()]
-            for kind in ("singling_out", "linkability", "inference")]
     section = Section("Anonymeter").p(
-        f"Risks from anonymeter (Giomi et al. 2023): the attack's success on training rows in "
-        f"excess of its success on holdout rows, {risks['n_attacks']} attacks each "
-        f"(inference secret: {risks['inference']['secret']})."
-    ).table(["risk", "value", "95% CI"], rows)
-    # anonymeter's own warnings (kept off the console while it runs) are reported here instead.
+        f"Risks from anonymeter (Giomi et al. 2023): how much better its attacks succeed on "
+        f"training rows than on holdout rows, 0 = no better, 1 = always; {risks['n_attacks']} "
+        "attacks each, with 95% intervals."
+    )
+    for kind, words in ANONYMETER_RISKS.items():
+        low, high = risks[kind]["ci"] or (None, None)
+        interval = f" (95% interval {fmt(low)} to {fmt(high)})" if low is not None else ""
+        secret = risks["inference"]["secret"]
+        section.p(f"{words.format(secret=secret)}: risk {fmt(risks[kind]['risk'])}{interval}.")
+    # anonymeter's own warnings (kept off the console while it runs) are explained here instead.
     for warning in risks.get("warnings", []):
-        section.p(f"anonymeter warned: {warning}")
+        section.p(anonymeter_warning(warning, risks))
     return section
 
 
@@ -365,15 +421,28 @@ def to_markdown(parts: list[Section]) -> str:
             if kind == "p":
                 lines += [content[0], ""]
             elif kind == "table":
-                header, rows = content
-                lines.append("| " + " | ".join(header) + " |")
-                lines.append("|" + "---|" * len(header))
-                lines += ["| " + " | ".join(row) + " |" for row in rows]
-                lines.append("")
+                lines += _markdown_table(*content)
+            elif kind == "details":
+                summary, *table = content
+                lines += [f"<details><summary>{html.escape(summary)}</summary>", "",
+                          *_markdown_table(*table), "</details>", ""]
             else:
                 file, caption = content
                 lines += [f"![{caption}](plots/{file})", ""]
     return "\n".join(lines)
+
+
+def _markdown_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header),
+            *("| " + " | ".join(row) + " |" for row in rows), ""]
+
+
+def _html_table(header: list[str], rows: list[list[str]]) -> str:
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    cells = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{cells}</tbody></table>"
 
 
 def _inline(text: str) -> str:
@@ -391,12 +460,11 @@ def to_html(parts: list[Section], figures: dict[str, bytes]) -> str:
             if kind == "p":
                 body.append(f"<p>{_inline(content[0])}</p>")
             elif kind == "table":
-                header, rows = content
-                head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
-                cells = "".join(
-                    "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows
-                )
-                body.append(f"<table><thead><tr>{head}</tr></thead><tbody>{cells}</tbody></table>")
+                body.append(_html_table(*content))
+            elif kind == "details":
+                summary, *table = content
+                body.append(f"<details><summary>{html.escape(summary)}</summary>"
+                            f"{_html_table(*table)}</details>")
             elif content[0] in figures:
                 file, caption = content
                 data = base64.b64encode(figures[file]).decode("ascii")
@@ -406,7 +474,7 @@ def to_html(parts: list[Section], figures: dict[str, bytes]) -> str:
         "body{font-family:sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}"
         "table{border-collapse:collapse;margin:1em 0;font-size:90%}"
         "td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}th{background:#f3f3f3}"
-        "img{max-width:100%}strong{color:#a00}"
+        "img{max-width:100%}strong{color:#a00}summary{cursor:pointer;color:#345}"
     )
     title = html.escape(parts[0].title)
     return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title>"

@@ -56,6 +56,7 @@ from torch import nn
 
 from synthpriv.generators.persons import PersonClipping, PersonRows
 from synthpriv.privacy.randomness import RandomSource
+from synthpriv.progress import inner
 
 
 @dataclass(frozen=True)
@@ -171,15 +172,16 @@ def train_dp_sgd(
                 batch = poisson_batch(codes.shape[0], settings.sample_rate, rng)
                 log.batch_sizes.append(len(batch))
                 dp_step(wrapped, private, codes, batch, settings.physical_batch)
-                continue
-            block = persons.members[poisson_batch(persons.persons, settings.sample_rate, rng)]
-            if keep_batches:
-                log.batches.append(block)
-            log.batch_sizes.append(int((block >= 0).sum()))
-            if per_row:
-                dp_step(wrapped, private, codes, block[block >= 0], settings.physical_batch)
             else:
-                person_step(wrapped, private, codes, block, settings.physical_batch)
+                block = persons.members[poisson_batch(persons.persons, settings.sample_rate, rng)]
+                if keep_batches:
+                    log.batches.append(block)
+                log.batch_sizes.append(int((block >= 0).sum()))
+                if per_row:
+                    dp_step(wrapped, private, codes, block[block >= 0], settings.physical_batch)
+                else:
+                    person_step(wrapped, private, codes, block, settings.physical_batch)
+            inner("DP-SGD step", len(log.batch_sizes), settings.steps)
     finally:
         wrapped.to_standard_module()
     return log

@@ -32,6 +32,7 @@ from synthpriv.privacy.accountant import ExponentialEvent, ZCDPFilter
 from synthpriv.privacy.budget import RoundBudget
 from synthpriv.privacy.mechanisms import exponential_mechanism
 from synthpriv.privacy.randomness import RandomSource
+from synthpriv.progress import inner
 
 BIAS = math.sqrt(2.0 / math.pi)  # E|N(0, σ²)| = σ·sqrt(2/π): expected L1 error of pure noise
 
@@ -201,6 +202,7 @@ def run_aim(
                          max_cells=settings.max_model_cells, warm_start=model)
         if np.abs(model.project(chosen) - before).sum() <= BIAS * sigma * before.size:
             spend.anneal()
+        inner("AIM round", len(measurements) - len(domain.attributes), spent=spend.spent_fraction)
     model = estimate(domain, measurements, iterations=settings.final_iterations,
                      max_cells=settings.max_model_cells, warm_start=model)
     return measurements, model

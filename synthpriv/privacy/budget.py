@@ -55,6 +55,11 @@ class RoundBudget:
             self.multiplier, self.epsilon = round_noise(remaining, 1, self.alpha)
         return self.multiplier, self.epsilon
 
+    @property
+    def spent_fraction(self) -> float:
+        """The share of the filter's reserve spent so far (for a progress display)."""
+        return self.filter.spent / self.filter.rho
+
     def spent_fraction_after_round(self, scale: float) -> float:
         """``scale`` × the fraction of the reserve spent once the next round has run (AIM grows
         its model's size limit with it)."""

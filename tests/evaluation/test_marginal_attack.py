@@ -131,8 +131,8 @@ def test_the_default_run_reports_the_attack(tmp_path, capsys):
     assert "marginal/pipeline" in report["privacy"]["verdict"]["bounds"]
     for page in ("report.md", "report.html"):
         text = (folder / page).read_text()
-        assert "Attack built for marginal recipes" in text and "Threat model: the attacker knows" in text
-        assert "most telling marginals" in text and "power:" in text
+        assert "Attack built for marginal recipes" in text and "The attacker knows" in text
+        assert "most telling marginals" in text and "best advantage" in text
     rows = [line for line in (folder / "report.md").read_text().splitlines()
             if line.startswith("| pipeline |")]
     assert len(rows) == 2  # one per exposed target
