@@ -114,3 +114,56 @@ def test_a_target_that_is_left_out_skips_tstr_with_a_note(tables):
                               settings=config, progress=False)
     assert "ml_efficacy" not in report["utility"]
     assert any("evaluation.target 'note' is not scored" in n for n in report["notes"])
+
+
+def test_a_job_with_id_and_text_columns_is_evaluated_without_them(tmp_path):
+    """End to end (run → report.json): the job's id and text columns are left out of every
+    figure (with the note), the attacks that re-run the pipeline run on the modelled columns,
+    and no real key is found in the release (its keys are fresh)."""
+    import json
+
+    import yaml
+
+    from synthpriv.cli import main
+    from tests.evaluation.tiny import write_tiny_job
+
+    config = write_tiny_job(tmp_path, evaluation={"quality_report": False, "bootstrap": 0,
+                                                  "controls": [], "anonymeter": False})
+    for i, name in enumerate(("train", "holdout")):
+        table = pd.read_csv(tmp_path / f"{name}.csv")
+        with_keys(table, i, real=True).to_csv(tmp_path / f"{name}.csv", index=False)
+    (tmp_path / "schema.yaml").write_text(yaml.safe_dump(
+        {"columns": [KEY, *SCHEMA["columns"], NOTE]}))
+    assert main(["run", str(config)]) == 0
+    report = json.loads((tmp_path / "out" / "tiny.evaluation" / "report.json").read_text())
+    assert report["data"]["left_out"] == {"key": FRESH_KEYS, "note": PLACEHOLDER}
+    assert set(report["values"]["columns"]) == {"colour", "shape", "size", "weight"}
+    assert report["values"]["summary"]["left_out_copied"] == {}
+    assert report["utility"]["marginals"]["1-way"]["total"] == 4
+    assert "generators" in report["privacy"]["marginal_attack"]
+    assert any(n.startswith("not scored") for n in report["notes"])
+
+
+@pytest.mark.slow  # a run with a DP domain step and a TSTR: 10-15 s on a loaded 2-core machine
+def test_a_job_scores_auto_columns_as_the_run_decided_them(tmp_path):
+    """Columns drafted ``kind: auto`` and decided integer under DP are scored as numeric (KS,
+    quantile bins), as the resolved schema reads them; before, the draft's numeric names (none)
+    scored them as categories."""
+    import json
+
+    import yaml
+
+    from synthpriv.cli import main
+    from tests.evaluation.tiny import write_tiny_job
+
+    config = write_tiny_job(tmp_path, rows=600, evaluation={
+        "quality_report": False, "controls": [], "anonymeter": False, "attacks": False})
+    columns = [*SCHEMA["columns"][:2], {"name": "size", "kind": "auto"},
+               {"name": "weight", "kind": "auto"}]
+    (tmp_path / "schema.yaml").write_text(yaml.safe_dump({"columns": columns}))
+    raw = yaml.safe_load(config.read_text())
+    config.write_text(yaml.safe_dump({**raw, "budget": {**raw["budget"], "epsilon": 5.0}}))
+    assert main(["run", str(config)]) == 0
+    report = json.loads((tmp_path / "out" / "tiny.evaluation" / "report.json").read_text())
+    assert report["data"]["numeric_columns"] == ["size", "weight"]
+    assert report["values"]["columns"]["size"]["kind"] == "numeric"
