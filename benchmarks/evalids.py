@@ -12,9 +12,8 @@ default: nothing here is tuned.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
