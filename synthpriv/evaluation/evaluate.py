@@ -378,8 +378,9 @@ def evaluate_sources(
     attack_rows = {name: (lambda name=name: samples.rows(name, "attacks"))
                    for name in ("real", "synthetic", "holdout")}
     left = left_out(columns, schema, person)  # id, text, ignored: the one rule (scored.py)
+    # read before the cut: the values' copy check still reads the left-out columns
     value_rows = {name: samples.rows(name, "marginals") for name in ("real", "synthetic")}
-    if left:  # the values' copy check reads them whole; the person key: the attacks per person
+    if left:  # the person key stays in the attack rows: the attacks per person group by it
         kept = [c for c in columns if c not in left or c == person]
         held = {name: rows()[kept] for name, rows in attack_rows.items()
                 if name in samples and settings.attacks and "holdout" in samples}
@@ -405,12 +406,12 @@ def evaluate_sources(
             "rows_real": samples.total("real"), "rows_synthetic": samples.total("synthetic"),
             "rows_holdout": samples.total("holdout") if has_holdout else None,
             "holdout_source": holdout_source, "numeric_columns": list(numeric_columns),
+            "left_out": left,
             "read_seconds": read_seconds,
         },
         "settings": settings.model_dump(mode="json"),
         "notes": notes,
     }
-    report["data"]["left_out"] = left
     start = time.perf_counter()
     report["utility"] = evaluate_utility(
         samples.largest("real"), samples.largest("synthetic"), numeric_columns=numeric_columns,
