@@ -29,6 +29,7 @@ from synthpriv.evaluation.discretize import Discretizer
 from synthpriv.evaluation.marginal_attack import marginal_attack
 from synthpriv.evaluation.readable import number
 from synthpriv.evaluation.sampling import SampleSizes, Source, sample_tables
+from synthpriv.evaluation.scored import left_out, left_out_note, public_values
 from synthpriv.evaluation.shadow import Generator, IdentityGenerator, shadow_attack
 from synthpriv.evaluation.utility import evaluate_utility, marginal_tvd
 from synthpriv.evaluation.values import csv_cells, value_fidelity
@@ -400,14 +401,23 @@ def evaluate_sources(
     has_holdout = "holdout" in samples
     attack_rows = {name: (lambda name=name: samples.rows(name, "attacks"))
                    for name in ("real", "synthetic", "holdout")}
-    if person is not None and person in columns:  # keys: for the attacks per person only
-        held = {name: rows() for name, rows in attack_rows.items()
-                if name in samples and settings.attacks}
+    left = left_out(columns, schema, person)  # id, text, ignored: the one rule (scored.py)
+    # read before the cut: the values' copy check still reads the left-out columns
+    value_rows = {name: samples.rows(name, "marginals") for name in ("real", "synthetic")}
+    if left:  # the person key stays in the attack rows: the attacks per person group by it
+        kept = [c for c in columns if c not in left or c == person]
+        held = {name: rows()[kept] for name, rows in attack_rows.items()
+                if name in samples and settings.attacks and "holdout" in samples}
         attack_rows.update({name: (lambda rows=rows: rows) for name, rows in held.items()})
-        columns.remove(person)
-        for sample in samples.samples.values():  # no utility figure reads the person key
+        columns = [c for c in columns if c not in left]
+        for sample in samples.samples.values():  # no other figure reads a left-out column
             sample.rows = sample.rows[columns]
         samples._whole.clear()
+    notes = [left_out_note(left)] if left else []
+    if settings.target in left:
+        notes.append(f"evaluation.target '{settings.target}' is not scored ({left[settings.target]}):"
+                     " machine-learning efficacy (TSTR) was skipped; name a modelled column")
+        settings = settings.model_copy(update={"target": None})
     read_seconds = time.perf_counter() - started
     report: dict[str, Any] = {
         "synthpriv_evaluation": 1,
@@ -420,10 +430,11 @@ def evaluate_sources(
             "rows_real": samples.total("real"), "rows_synthetic": samples.total("synthetic"),
             "rows_holdout": samples.total("holdout") if has_holdout else None,
             "holdout_source": holdout_source, "numeric_columns": list(numeric_columns),
+            "left_out": left,
             "read_seconds": read_seconds,
         },
         "settings": settings.model_dump(mode="json"),
-        "notes": [],
+        "notes": notes,
     }
     start = time.perf_counter()
     parts = Parts(["utility", "values"], progress)
@@ -438,11 +449,20 @@ def evaluate_sources(
             numeric_columns)
     with parts.part("values"):
         report["values"] = value_fidelity(
-            samples.rows("real", "marginals"), samples.rows("synthetic", "marginals"),
-            numeric_columns, real_cells=csv_cells(sources.get("real"), sizes.marginals),
+            value_rows["real"], value_rows["synthetic"], numeric_columns,
+            real_cells=csv_cells(sources.get("real"), sizes.marginals),
             synthetic_cells=csv_cells(sources.get("synthetic"), sizes.marginals),
+            left_out=left, public={name: public_values(schema, name) for name in left},
         )
     parts.close()
+    del value_rows
+    copied = report["values"]["summary"]["left_out_copied"]
+    if copied:
+        report["notes"].append(
+            "LEAK SIGNAL: the release holds real values of columns it never models ("
+            + ", ".join(f"'{name}': {count}" for name, count in copied.items())
+            + " distinct real values). Fresh keys and placeholders never equal a real value "
+            "by chance: check how the release wrote these columns before publishing it.")
     efficacy = report["utility"].get("ml_efficacy")
     if efficacy:
         report["notes"].append(f"machine-learning efficacy for '{efficacy['target']}' is a "

@@ -60,10 +60,10 @@ def evaluate_job(job: Job, result: RunResult, *, progress: bool = True) -> Evalu
                   f"ledger, if {only_if(guarantee)}" if conditional else "ledger")
     sources = {"real": real, "synthetic": result.out_dir / SYNTHETIC, "holdout": holdout}
     report = evaluate_sources(
-        sources, result.job.schema, numeric_columns=job.schema.numeric_names,
+        sources, result.job.schema, numeric_columns=result.job.schema.numeric_names,
         settings=job.config.evaluation, holdout_source=source, claim=claim,
         shadow_generator=PipelineGenerator(job, result.planned), name=job.config.name, progress=progress,
-        constraints=job.schema.constraints, person=job.config.data.person,
+        constraints=result.job.schema.constraints, person=job.config.data.person,
     )
     folder = evaluation_dir(result.out_dir)
     return Evaluation(report, folder, write_report(folder, report))

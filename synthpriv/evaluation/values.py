@@ -13,7 +13,11 @@ Per column, compared with the real table:
   release (a copied rare value is the first thing a reader of the release can link to a person);
 - ``format``: a numeric column's cells as written in the CSVs: integers written as ``30.0`` where
   the real cells are integers, cells with more decimals than any real cell, negative values in a
-  column whose real values are never negative. Reported, not fixed.
+  column whose real values are never negative. Reported, not fixed;
+- ``left_out``: the columns the evaluation does not score (id, text, ignored:
+  ``synthpriv.evaluation.scored``) get only the copy check: how many distinct real values
+  (a text column's public placeholder and values excepted) the release holds. A fresh key equals
+  a real one with chance ≤ released × real / 2^64 (synthpriv.ids), so any copy is a leak.
 
 Shares are of all rows (missing cells included), so a point mass that the release loses to
 missing cells counts as lost. ``summary`` gives the suite's headline figures; ``ecdf`` /
@@ -27,7 +31,7 @@ quantiles name real values. For the data holder's own assessment, never for rele
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 import numpy as np
@@ -106,6 +110,15 @@ def _one_offs(real_counts: pd.Series, synth_counts: pd.Series) -> dict:
     copied = int(pd.Index(singles).isin(synth_counts.index).sum())
     return {"real": len(singles), "copied": copied,
             "share": copied / len(singles) if len(singles) else None}
+
+
+def copied_values(real: pd.Series, synthetic: pd.Series, public: Collection[str] = ()) -> dict:
+    """A left-out column (id, text): its real one-offs copied (``_one_offs``), and how many of
+    its distinct real values, ``public`` ones excepted, the release holds (any number of times)."""
+    real_counts, synth_counts = _labels(real).value_counts(), _labels(synthetic).value_counts()
+    real_counts = real_counts[~real_counts.index.isin(list(public))]
+    return {"one_offs": _one_offs(real_counts, synth_counts), "real": len(real_counts),
+            "copied": int(real_counts.index.isin(synth_counts.index).sum())}
 
 
 def _decimals(cell: str) -> int | None:
@@ -209,15 +222,24 @@ def value_fidelity(
     *,
     real_cells: pd.DataFrame | None = None,
     synthetic_cells: pd.DataFrame | None = None,
+    left_out: dict[str, str] | None = None,
+    public: dict[str, set[str]] | None = None,
 ) -> dict[str, Any]:
     """Every figure of the module docstring for each column of ``real`` (parsed tables), and
     the ``summary``. ``real_cells`` / ``synthetic_cells``: the same tables' cells as written in
     their CSVs (text; rows need not match the parsed ones), for the format checks, which are
-    skipped (``format`` None) without them."""
+    skipped (``format`` None) without them. ``left_out`` (column: reason, ``scored.left_out``):
+    not scored, only checked for copied real values (``public``: a column's public values)."""
     numeric = set(numeric_columns)
+    left_out, public = left_out or {}, public or {}
     columns: dict[str, dict] = {}
+    unscored: dict[str, dict] = {}
     for name in real.columns:
         if name not in synthetic.columns:
+            continue
+        if name in left_out:
+            unscored[name] = {"reason": left_out[name],
+                              **copied_values(real[name], synthetic[name], public.get(name, set()))}
             continue
         if name in numeric:
             column = _numeric_column(real[name], synthetic[name])
@@ -229,7 +251,9 @@ def value_fidelity(
         else:
             column = _categorical_column(real[name], synthetic[name])
         columns[name] = column
-    return {"columns": columns, "summary": summarise(columns),
+    summary = summarise(columns)
+    summary["left_out_copied"] = {n: c["copied"] for n, c in unscored.items() if c["copied"]}
+    return {"columns": columns, "left_out": unscored, "summary": summary,
             "thresholds": {"point_mass": POINT_MASS, "headline_mass": HEADLINE_MASS,
                            "spike_synthetic": SPIKE_SYNTHETIC, "spike_real": SPIKE_REAL}}
 
