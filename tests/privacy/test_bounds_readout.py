@@ -141,3 +141,15 @@ def test_nothing_above_the_noise_reads_as_none() -> None:
     assert occupancy_threshold(sigma, buckets.size) > 50
     assert all(read_bounds(_noisy(values, buckets, sigma, s), sigma, buckets) is None
                for s in range(20))
+
+
+@pytest.mark.parametrize("kind", ["continuous", "integer"])
+def test_a_column_that_reads_as_zeros_gets_zero_to_one_not_a_tiny_range(kind: str) -> None:
+    """Only the bucket around zero above the noise (a fee column 80 % zeros whose tail the noise
+    hides on a small table): the bounds are [0, 1], not the continuous zero bucket's ±2⁻¹⁶,
+    which released fees such as 0.00001525 and -0.000011906."""
+    buckets, sigma = Buckets(kind), 35.0
+    noisy = np.zeros(buckets.size)
+    noisy[buckets.zero] = 1200.0
+    reading = read_bounds(noisy, sigma, buckets)
+    assert (reading.lower, reading.upper) == (0.0, 1.0)
