@@ -20,8 +20,9 @@ domain for everything measured after:
   marginal (``point_mass_fraction`` of its ρ, its own event); ``compose`` makes the two levels
   consistent top-down (``fine_masses``: significant fine cells keep their noisy count, the rest
   of a grid cell is shared equally), gives a significant cell holding a bin's worth a bin of its
-  own (``split_point_masses``) and flags heaped cells (``heaped``), which decoding puts at their
-  roundest value (``encoding.roundest``).
+  own (``split_point_masses``) and flags heaped cells (``heaped``: 4× and significantly above both
+  neighbours), which decoding puts at their roundest value (``encoding.roundest``); a one-value
+  grid cell that is not significant shares its mass over its coarse cell (``spread_lone_noise``).
 
 Privacy: a function of the noisy 1-way measurements, the public schema and the stage's public
 noise scale only — post-processing, no budget (tests/marginals/test_compress.py alters the raw
