@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
 import logging
 import sys
@@ -35,7 +36,6 @@ import numpy as np
 
 from synthpriv import domain_stage
 from synthpriv.evaluation.release_audit import SETTINGS, run_release_audit
-from synthpriv.marginals import compress
 from synthpriv.marginals import stage as marginals_stage
 from synthpriv.marginals.measurement import Measurement
 
@@ -96,8 +96,7 @@ def exact_bins() -> Iterator[None]:
             combined = kwargs.pop("combined", None) or {}
             kwargs["combined"] = {m.clique[0]: m for m in exact if m.clique[0] in combined}
             chosen = original(schema, fine, exact, float(exact[0].noisy_counts.sum()), **kwargs)
-            return compress.Coarsening(fine, chosen.coarse, chosen.maps, noisy.masses,
-                                       noisy.fitted)
+            return dataclasses.replace(noisy, coarse=chosen.coarse, maps=chosen.maps)
 
         with patched(marginals_stage, "choose_coarsening", choose):
             yield
@@ -112,7 +111,7 @@ def exact_masses() -> Iterator[None]:
             chosen = original(schema, fine, one_way, records, **kwargs)
             exact = {m.clique[0]: m.noisy_counts for m in _exact(seen, one_way)}
             masses = {a: (exact[a] if a in chosen.fitted else m) for a, m in chosen.masses.items()}
-            return compress.Coarsening(fine, chosen.coarse, chosen.maps, masses, chosen.fitted)
+            return dataclasses.replace(chosen, masses=masses)  # all else as chosen (noise too)
 
         with patched(marginals_stage, "choose_coarsening", choose):
             yield

@@ -188,8 +188,27 @@ def test_significant_cells_holding_a_bins_worth_get_bins_of_their_own() -> None:
 
 
 def test_heaps_stand_far_above_their_neighbours() -> None:
-    assert heaped(np.array([1.0, -3.0, 50.0, 2.0, 30.0, 35.0])).tolist() == [
-        True, False, True, False, False, False]
+    """At σ = 1 (z = 3): 50 stands 4× and over 3·√2σ above both neighbours; 1 next to a
+    negative neighbour is no heap (1 < 3σ: noise), nor is 30 next to 35."""
+    assert heaped(np.array([1.0, -3.0, 50.0, 2.0, 30.0, 35.0]), 1.0).tolist() == [
+        False, False, True, False, False, False]
+    assert not heaped(np.array([1.0, -3.0, 50.0, 2.0]), 12.0).any()  # 48 < 3·√2·12 above 2
+
+
+def test_spread_mass_measured_with_noise_is_not_taken_for_heaps() -> None:
+    """A smooth column (every fine cell about 40 rows) measured at σ = 30: noise makes many
+    cells 4× a neighbour whose count fell to 0 or below (the ratio alone flagged them, and each
+    was decoded at one value); the test at zσ flags about none. A real heap of 500 rows stands
+    out in every draw."""
+    sigma, cells = 30.0, 1024
+    z = significance(cells)
+    false, found = 0, 0
+    for seed in range(20):
+        noisy = 40.0 + np.random.default_rng(seed).normal(0.0, sigma, cells)
+        false += int(heaped(noisy, sigma, z).sum())
+        noisy[300] = 500.0 + np.random.default_rng(seed + 100).normal(0.0, sigma)
+        found += bool(heaped(noisy, sigma, z)[300])
+    assert false <= 2 and found == 20
 
 
 @pytest.mark.parametrize(("low", "high", "closed", "value"), [

