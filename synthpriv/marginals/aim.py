@@ -20,7 +20,7 @@ import numpy as np
 
 from synthpriv.domain import CountSource, Domain
 from synthpriv.marginals.estimation import GraphicalModel, estimate
-from synthpriv.marginals.junction_tree import model_cells
+from synthpriv.marginals.junction_tree import SizeScreen
 from synthpriv.marginals.measurement import Measurement, measure_marginal
 from synthpriv.marginals.selection import (
     Clique,
@@ -86,15 +86,43 @@ def _within_size(
     is never empty). Only the others are triangulated anew (the costly part, cached by graph in
     ``model_cells``), and not even those larger than ``limit`` alone: the triangulation holds
     every clique of the graph inside one of its cliques, so its cells are at least the
-    candidate's."""
-    hosts = [set(c) for c in model.cliques]
+    candidate's. The measured graph is built once per round (``SizeScreen``), not per candidate.
+    Public: it reads the domain and the cliques measured so far, never the data."""
+    hosts = [frozenset(c) for c in model.cliques]
+    screen = SizeScreen(domain, measured)
     allowed = []
     for candidate in candidates:
-        if any(set(candidate) <= host for host in hosts) or (
-            domain.size(candidate) <= limit and model_cells(domain, measured + [candidate]) <= limit
+        members = frozenset(candidate)
+        if any(members <= host for host in hosts) or (
+            domain.size(candidate) <= limit and screen.cells(candidate) <= limit
         ):
             allowed.append(candidate)
     return allowed
+
+
+def candidate_marginals(model: GraphicalModel, allowed: list[Clique]) -> dict[Clique, np.ndarray]:
+    """The model's marginal of every allowed candidate, largest cliques first: a candidate that
+    lies inside a larger one already computed is summed from that small table, the rest come
+    from ``model.project`` (across junction-tree cliques: a contraction). Equal to
+    ``model.project`` of each up to rounding (the model's marginals are consistent); post-
+    processing of the model only, so it touches no score sensitivity."""
+    found: dict[Clique, np.ndarray] = {}
+    inside: dict[frozenset[str], Clique] = {}  # a clique -> a computed candidate one larger
+    for clique in sorted(allowed, key=len, reverse=True):
+        larger = inside.get(frozenset(clique))
+        if larger is None:
+            values = model.project(clique)
+        else:
+            dropped = next(k for k, a in enumerate(larger) if a not in clique)
+            values = found[larger].sum(axis=dropped)
+            kept = tuple(a for a in larger if a in clique)
+            if kept != clique:
+                values = values.transpose([kept.index(a) for a in clique])
+        found[clique] = values
+        if len(clique) > 1:
+            for k in range(len(clique)):
+                inside.setdefault(frozenset(clique[:k] + clique[k + 1:]), clique)
+    return found
 
 
 def aim_scores(
@@ -106,10 +134,12 @@ def aim_scores(
 
     The model and σ are post-processing of earlier noisy measurements, so only ``M_c(D)`` depends
     on the data: its L1 distance to any fixed table changes by at most the histogram's L1
-    sensitivity Δ1, hence score c by at most ``w_c·Δ1`` (``aim_score_sensitivity``).
+    sensitivity Δ1, hence score c by at most ``w_c·Δ1`` (``aim_score_sensitivity``). The model's
+    marginals are computed together (``candidate_marginals``: post-processing of the model).
     """
+    estimates = candidate_marginals(model, allowed)
     return np.array([
-        weights[c] * (np.abs(truth[c] - model.project(c)).sum() - BIAS * sigma * truth[c].size)
+        weights[c] * (np.abs(truth[c] - estimates[c]).sum() - BIAS * sigma * truth[c].size)
         for c in allowed
     ])
 

@@ -345,13 +345,17 @@ class _Objective:
 @dataclass
 class _Point:
     """Measured-clique potentials and what the objective says about them: the tree's clique
-    marginals, the loss, and its gradient with respect to each measured marginal."""
+    marginals, the loss, and its gradient with respect to each measured marginal. ``theta`` are
+    the potentials summed onto the tree cliques (what calibration takes); ``tree_gradient`` the
+    gradients summed likewise, made once when a step is taken from this point."""
 
     potentials: dict[Clique, Factor]
     marginals: list[Factor]
     loss: float
     gradients: list[Factor]
     projections: list[Factor]
+    theta: list[np.ndarray]
+    tree_gradient: list[np.ndarray] | None = None
 
 
 @dataclass(frozen=True)
@@ -363,8 +367,14 @@ class _Problem:
     total: float
     hosts: dict[Clique, int]  # tree clique holding each potential's clique
 
-    def evaluate(self, potentials: dict[Clique, Factor]) -> _Point:
-        beliefs = _calibrate_in_place(self.tree, self.tree_potentials(potentials), self.total)
+    def evaluate(
+        self, potentials: dict[Clique, Factor], theta: list[np.ndarray] | None = None
+    ) -> _Point:
+        """The point at ``potentials``; ``theta``, if given, is their sum onto the tree cliques
+        (``tree_potentials``), already known from a linear update (``step``, ``_extrapolate``)."""
+        if theta is None:
+            theta = self.tree_potentials(potentials)
+        beliefs = _calibrate_in_place(self.tree, [t.copy() for t in theta], self.total)
         marginals = [Factor(d, b) for d, b in zip(self._clique_domains, beliefs, strict=True)]
         projections = _project_all(marginals, self.objective.cliques)
         loss = 0.0
@@ -378,7 +388,7 @@ class _Problem:
             else:
                 loss += 0.5 * w * float(np.vdot(residual, residual))
             gradients.append(Factor(mu.domain, w * residual))
-        return _Point(potentials, marginals, loss, gradients, projections)
+        return _Point(potentials, marginals, loss, gradients, projections, theta)
 
     def tree_potentials(self, potentials: dict[Clique, Factor]) -> list[np.ndarray]:
         """Log-potential of each tree clique (a new C-ordered array over the clique's domain):
@@ -389,7 +399,8 @@ class _Problem:
         for host, group, members in self._groups:
             total = np.zeros(self.tree.domain.project(group).shape)
             for clique in members:
-                total += _placed(potentials[clique].values, self._placements[clique, group])
+                if clique in potentials:  # a gradient has none for unmeasured cliques
+                    total += _placed(potentials[clique].values, self._placements[clique, group])
             theta[host] += _placed(total, self._placements[group, self.tree.cliques[host]])
         return theta
 
@@ -426,13 +437,23 @@ class _Problem:
         """A step that provably passes the Armijo test (see ``_mirror_descent``)."""
         return 1.0 / (2.0 * self.total * sum(float(np.max(w)) for w in self.objective.weights))
 
-    def step(self, point: _Point, step: float) -> dict[Clique, Factor]:
-        """Mirror step: each measured clique's potential minus ``step`` times its gradient."""
+    def step(self, point: _Point, step: float) -> tuple[dict[Clique, Factor], list[np.ndarray]]:
+        """Mirror step: each measured clique's potential minus ``step`` times its gradient, and
+        the same step on the tree cliques' potentials (the sum onto them is linear, so the
+        gradients are summed onto the tree once per point, not the potentials once per trial)."""
         potentials = dict(point.potentials)
         for clique, gradient in zip(self.objective.cliques, point.gradients, strict=True):
             old = potentials[clique]
             potentials[clique] = Factor(old.domain, old.values - step * gradient.values)
-        return potentials
+        if point.tree_gradient is None:
+            point.tree_gradient = self.tree_potentials(
+                dict(zip(self.objective.cliques, point.gradients, strict=True)))
+        theta = []
+        for t, g in zip(point.theta, point.tree_gradient, strict=True):
+            moved = np.multiply(g, -step)
+            moved += t
+            theta.append(moved)
+        return potentials, theta
 
 
 def _placed(values: np.ndarray, placement: tuple[tuple[int, ...] | None, tuple[int, ...]]) -> np.ndarray:
@@ -490,12 +511,21 @@ def _projection_plan(tables: tuple[Domain, ...], cliques: tuple[Clique, ...]) ->
                                                               for c in cliques))
 
 
-def _extrapolate(point: _Point, previous: _Point, beta: float) -> dict[Clique, Factor]:
-    """Potentials ``x + beta * (x - previous)``."""
-    return {
+def _extrapolate(
+    point: _Point, previous: _Point, beta: float
+) -> tuple[dict[Clique, Factor], list[np.ndarray]]:
+    """Potentials ``x + beta * (x - previous)``, on the measured cliques and on the tree's."""
+    potentials = {
         c: Factor(p.domain, p.values + beta * (p.values - previous.potentials[c].values))
         for c, p in point.potentials.items()
     }
+    theta = []
+    for t, u in zip(point.theta, previous.theta, strict=True):
+        moved = np.subtract(t, u)
+        moved *= beta
+        moved += t
+        theta.append(moved)
+    return potentials, theta
 
 
 def _predicted_decrease(start: _Point, end: _Point) -> float:
@@ -534,7 +564,7 @@ def _mirror_descent(
     for _ in range(iterations):
         step *= 1.5
         while True:
-            trial = problem.evaluate(problem.step(eta, step))
+            trial = problem.evaluate(*problem.step(eta, step))
             if eta.loss - trial.loss >= 0.5 * _predicted_decrease(eta, trial) or step <= floor:
                 break
             step *= 0.5
@@ -547,6 +577,6 @@ def _mirror_descent(
             break
         momentum += 1
         beta = (momentum - 1) / (momentum + 2)
-        eta = x if beta == 0 else problem.evaluate(_extrapolate(x, previous, beta))
+        eta = x if beta == 0 else problem.evaluate(*_extrapolate(x, previous, beta))
     return x, step
 

@@ -181,14 +181,42 @@ def _divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def sum_axes(values: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
-    """``values.sum(axis=axes)``, via ``einsum`` when the summed axes are not a leading block
-    (numpy's strided reductions over inner axes are several times slower)."""
+    """``values.sum(axis=axes)`` (equal to rounding), the fastest way we measured on the
+    estimator's tables, whose last axes are often small: a trailing block of summed axes first
+    (``_sum_trailing``: 2-4x the reductions below on such tables), then ``einsum`` when the
+    summed axes left are not a leading block (numpy's strided reductions over inner axes are
+    several times slower). No BLAS: a threaded matrix-vector product costs several times the
+    CPU on a shared machine."""
     if not axes:
         return values
+    axes = tuple(sorted(axes))
+    trailing = 0
+    while trailing < len(axes) and axes[-1 - trailing] == values.ndim - 1 - trailing:
+        trailing += 1
+    if trailing and trailing < values.ndim and values.flags.c_contiguous:
+        values = _sum_trailing(values, trailing)
+        axes = axes[:-trailing]
+        if not axes:
+            return values
     if axes == tuple(range(len(axes))) or values.ndim > 52:
         return values.sum(axis=axes)
     kept = [i for i in range(values.ndim) if i not in axes]
     return np.einsum(values, list(range(values.ndim)), kept)
+
+
+def _sum_trailing(values: np.ndarray, count: int) -> np.ndarray:
+    """A C-ordered table summed over its last ``count`` axes: as rows of a matrix, added
+    column by column when a row has 2-3 cells (numpy's row reductions are slowest there),
+    else by ``einsum``."""
+    shape = values.shape[:-count]
+    rows = values.reshape(-1, prod(values.shape[-count:]))
+    if rows.shape[1] <= 3:
+        out = rows[:, 0].copy()
+        for j in range(1, rows.shape[1]):
+            out += rows[:, j]
+    else:
+        out = np.einsum("ij->i", rows)
+    return out.reshape(shape)
 
 
 def logsumexp(values: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:

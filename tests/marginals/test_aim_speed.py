@@ -1,0 +1,117 @@
+"""AIM's per-round shortcuts equal what they replace: the size screen's shared measured graph
+gives ``model_cells`` of each candidate, and the candidates' model marginals summed from larger
+candidates equal ``GraphicalModel.project`` (random domains, cliques and models)."""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+import pytest
+
+from synthpriv.domain import Domain
+from synthpriv.marginals.aim import _within_size, candidate_marginals
+from synthpriv.marginals.estimation import estimate
+from synthpriv.marginals.junction_tree import SizeScreen, model_cells
+from synthpriv.marginals.measurement import Measurement
+from synthpriv.marginals.selection import downward_closure
+
+
+def random_case(seed: int) -> tuple[Domain, list[tuple[str, ...]]]:
+    rng = np.random.default_rng(seed)
+    d = int(rng.integers(6, 11))
+    domain = Domain(tuple(f"x{i}" for i in range(d)), tuple(int(s) for s in rng.integers(2, 7, d)))
+    measured = [(a,) for a in domain.attributes] + [
+        tuple(sorted(rng.choice(domain.attributes, size=int(rng.integers(2, 4)), replace=False),
+                     key=domain.attributes.index))
+        for _ in range(int(rng.integers(2, 7)))
+    ]
+    return domain, measured
+
+
+def fitted(domain: Domain, measured: list[tuple[str, ...]], seed: int):
+    rng = np.random.default_rng(seed)
+    measurements = [
+        Measurement(c, rng.normal(200.0 / domain.size(c), 2.0, domain.project(c).shape), 2.0)
+        for c in measured
+    ]
+    return estimate(domain, measurements, iterations=20)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_size_screen_equals_model_cells_of_each_candidate(seed: int) -> None:
+    domain, measured = random_case(seed)
+    screen = SizeScreen(domain, measured)
+    candidates = list(combinations(domain.attributes, 3)) + list(combinations(domain.attributes, 2))
+    cells = [screen.cells(c) for c in candidates]
+    assert cells == [model_cells(domain, measured + [c]) for c in candidates]
+    assert len(set(cells)) > 1  # the candidates differ: the check can tell them apart
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_within_size_keeps_exactly_the_candidates_the_definition_keeps(seed: int) -> None:
+    domain, measured = random_case(seed)
+    model = fitted(domain, measured, seed)
+    candidates = downward_closure(list(combinations(domain.attributes, 3)))
+    base = model_cells(domain, measured)
+    for limit in (base, 2 * base, 5 * base):
+        hosts = [set(c) for c in model.cliques]
+        expected = [c for c in candidates if any(set(c) <= h for h in hosts)
+                    or (domain.size(c) <= limit and model_cells(domain, measured + [c]) <= limit)]
+        assert _within_size(domain, model, measured, candidates, limit) == expected
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_candidate_marginals_equal_the_models_projections(seed: int) -> None:
+    domain, measured = random_case(seed)
+    model = fitted(domain, measured, seed)
+    rng = np.random.default_rng(seed)
+    candidates = downward_closure(list(combinations(domain.attributes, 3)))
+    allowed = [candidates[i] for i in sorted(rng.choice(len(candidates), len(candidates) // 2,
+                                                        replace=False))]
+    found = candidate_marginals(model, allowed)
+    assert set(found) == set(allowed)
+    for clique in allowed:
+        direct = model.project(clique)
+        assert found[clique].shape == direct.shape
+        np.testing.assert_allclose(found[clique], direct, rtol=1e-9, atol=1e-9 * model.total)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_sum_axes_equals_numpy_sum_over_every_subset_of_axes(seed: int) -> None:
+    from synthpriv.marginals.factor import sum_axes
+
+    rng = np.random.default_rng(seed)
+    shape = tuple(int(n) for n in rng.integers(1, 6, size=int(rng.integers(2, 6))))
+    values = rng.normal(size=shape)
+    for table in (values, values.transpose(tuple(reversed(range(values.ndim))))):
+        for k in range(1, table.ndim + 1):
+            for axes in combinations(range(table.ndim), k):
+                np.testing.assert_allclose(sum_axes(table, axes), table.sum(axis=axes),
+                                           rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_linear_updates_on_the_tree_equal_the_sum_of_the_updated_potentials(seed: int) -> None:
+    """The mirror descent steps and extrapolates the tree cliques' potentials directly; they
+    must equal ``tree_potentials`` of the measured cliques' updated potentials."""
+    from synthpriv.marginals.estimation import _extrapolate, _Objective, _Problem
+
+    domain, measured = random_case(seed)
+    model = fitted(domain, measured, seed)
+    rng = np.random.default_rng(seed)
+    measurements = [Measurement(c, rng.normal(50.0, 2.0, domain.project(c).shape), 2.0)
+                    for c in measured]
+    objective = _Objective.build(domain, measurements)
+    problem = _Problem(model.tree, objective, model.total,
+                       {c: model.tree.host(c) for c in model.potentials})
+    start = problem.evaluate(dict(model.potentials))
+    potentials, theta = problem.step(start, 0.3)
+    moved = problem.evaluate(potentials, theta)
+    for a, b in zip(theta, problem.tree_potentials(potentials), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-10)
+    assert moved.loss == pytest.approx(problem.evaluate(potentials).loss, rel=1e-10)
+    assert max(np.abs(a - b).max() for a, b in zip(theta, start.theta, strict=True)) > 1e-6
+    potentials, theta = _extrapolate(moved, start, 0.4)
+    for a, b in zip(theta, problem.tree_potentials(potentials), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-10)
