@@ -48,6 +48,27 @@ def test_size_screen_equals_model_cells_of_each_candidate(seed: int) -> None:
     assert len(set(cells)) > 1  # the candidates differ: the check can tell them apart
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_size_screen_on_a_wide_graph_of_many_components(seed: int) -> None:
+    """A 60-column domain whose measured graph has many components (isolated columns, chains,
+    triangles): candidates inside one component, joining two or three, and on isolated columns
+    all give ``model_cells`` (the screen recomputes only the components a candidate touches)."""
+    rng = np.random.default_rng(100 + seed)
+    domain = Domain(tuple(f"c{i}" for i in range(60)), tuple(int(s) for s in rng.integers(2, 9, 60)))
+    names = domain.attributes
+    measured = [(a,) for a in names] + [
+        tuple(sorted(rng.choice(names[:40], size=int(rng.integers(2, 4)), replace=False),
+                     key=names.index))
+        for _ in range(15)
+    ]
+    screen = SizeScreen(domain, measured)
+    candidates = [tuple(sorted(rng.choice(names, size=k, replace=False), key=names.index))
+                  for k in (1, 2, 3) for _ in range(150)]
+    cells = [screen.cells(c) for c in candidates]
+    assert cells == [model_cells(domain, measured + [c]) for c in candidates]
+    assert len(set(cells)) > 20
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_within_size_keeps_exactly_the_candidates_the_definition_keeps(seed: int) -> None:
     domain, measured = random_case(seed)
