@@ -12,6 +12,7 @@ import pytest
 from synthpriv.domain import Domain
 from synthpriv.marginals.aim import _within_size, candidate_marginals
 from synthpriv.marginals.estimation import estimate
+from synthpriv.marginals.factor import contract
 from synthpriv.marginals.junction_tree import SizeScreen, model_cells
 from synthpriv.marginals.measurement import Measurement
 from synthpriv.marginals.selection import downward_closure
@@ -46,6 +47,27 @@ def test_size_screen_equals_model_cells_of_each_candidate(seed: int) -> None:
     cells = [screen.cells(c) for c in candidates]
     assert cells == [model_cells(domain, measured + [c]) for c in candidates]
     assert len(set(cells)) > 1  # the candidates differ: the check can tell them apart
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_size_screen_on_a_wide_graph_of_many_components(seed: int) -> None:
+    """A 60-column domain whose measured graph has many components (isolated columns, chains,
+    triangles): candidates inside one component, joining two or three, and on isolated columns
+    all give ``model_cells`` (the screen recomputes only the components a candidate touches)."""
+    rng = np.random.default_rng(100 + seed)
+    domain = Domain(tuple(f"c{i}" for i in range(60)), tuple(int(s) for s in rng.integers(2, 9, 60)))
+    names = domain.attributes
+    measured = [(a,) for a in names] + [
+        tuple(sorted(rng.choice(names[:40], size=int(rng.integers(2, 4)), replace=False),
+                     key=names.index))
+        for _ in range(15)
+    ]
+    screen = SizeScreen(domain, measured)
+    candidates = [tuple(sorted(rng.choice(names, size=k, replace=False), key=names.index))
+                  for k in (1, 2, 3) for _ in range(150)]
+    cells = [screen.cells(c) for c in candidates]
+    assert cells == [model_cells(domain, measured + [c]) for c in candidates]
+    assert len(set(cells)) > 20
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -115,3 +137,31 @@ def test_linear_updates_on_the_tree_equal_the_sum_of_the_updated_potentials(seed
     potentials, theta = _extrapolate(moved, start, 0.4)
     for a, b in zip(theta, problem.tree_potentials(potentials), strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_covering_subtree_is_the_smallest_and_projects_as_the_whole_tree(seed: int) -> None:
+    """The subtree a cross-clique projection contracts (neighbours and separators cached per
+    model) is connected, covers the wanted attributes, keeps no leaf it could drop, and gives
+    the marginal that contracting the whole tree gives."""
+    domain, measured = random_case(seed)
+    model = fitted(domain, measured, seed)
+    tree = model.tree
+    whole = [model.marginals[tree.order[0]]] + [model._conditionals[i] for i in tree.order[1:]]
+    spanning = [c for c in combinations(domain.attributes, 2) if tree.host(c) is None]
+    assert spanning  # the case has projections across cliques
+    for wanted in spanning:
+        subtree = set(model._covering_subtree(set(wanted)))
+        assert set(wanted) <= set().union(*(tree.cliques[i] for i in subtree))
+        inner = {i: {j for j in (*tree.children[i], tree.parent[i]) if j in subtree}
+                 for i in subtree}
+        reached, frontier = set(), [min(subtree)]
+        while frontier:
+            i = frontier.pop()
+            reached.add(i)
+            frontier.extend(inner[i] - reached)
+        assert reached == subtree  # connected
+        for i, near in inner.items():
+            if len(near) == 1 and len(subtree) > 1:  # a leaf holds a wanted attribute alone
+                assert (set(tree.cliques[i]) - set(tree.cliques[next(iter(near))])) & set(wanted)
+        assert np.allclose(model.project(wanted), contract(whole, wanted).values, rtol=1e-9)

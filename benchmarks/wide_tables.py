@@ -1,0 +1,89 @@
+"""Issue 26: time ``synthpriv run`` (the default recipe, AIM, evaluation off) on the wide tables.
+
+Builds, from the suite's prepared splits (``benchmarks/suite.py --prepare-only``), each table's
+safe draft (``synthpriv schema infer``: header only) and a 150-column table (Caravan's 86 columns,
+loans' 55 on Caravan's first rows, and 9 Caravan columns again, renamed, rows shuffled, so they
+are not copies), then runs each job under ``/usr/bin/time`` and prints user+system CPU seconds.
+No figure here is tuned on: these are timings only.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+SUITE = ROOT / "benchmarks/.cache/suite"
+
+
+def wide_table(folder: Path, seed: int = 0) -> Path:
+    """Caravan (86) + loans (55) + 9 shuffled Caravan columns = 150 columns, Caravan's rows."""
+    caravan = pd.read_csv(SUITE / "caravan/train.csv")
+    loans = pd.read_csv(SUITE / "loans/train.csv").iloc[: len(caravan)].reset_index(drop=True)
+    loans.columns = [f"loans_{name}" for name in loans.columns]
+    extra = caravan.iloc[:, :9].sample(frac=1.0, random_state=seed).reset_index(drop=True)
+    extra.columns = [f"again_{name}" for name in extra.columns]
+    wide = pd.concat([caravan, loans, extra], axis=1)
+    folder.mkdir(parents=True, exist_ok=True)
+    wide.to_csv(folder / "train.csv", index=False)
+    return folder / "train.csv"
+
+
+def job(work: Path, name: str, train: Path, epsilon: float) -> Path:
+    """A job file: the table's safe draft, the default recipe, δ as the suite sets it."""
+    schema = work / name / "schema-safe.yaml"
+    draft = subprocess.run([sys.executable, "-m", "synthpriv.cli", "schema", "infer", str(train)],
+                           check=True, capture_output=True, text=True).stdout
+    schema.write_text(draft)
+    rows = sum(1 for _ in train.open()) - 1
+    config = {"name": f"wide-{name}", "data": {"path": str(train), "schema": str(schema)},
+              "budget": {"epsilon": epsilon, "delta": min(1e-5, 0.1 / rows)},
+              "pipeline": {"recipe": "aim"}, "evaluation": {"enabled": False}}
+    path = work / name / f"job-e{epsilon:g}.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def timed(config: Path, out: Path, timeout: float) -> dict:
+    """CPU (user + system) and wall seconds of one ``synthpriv run``, or a timeout."""
+    command = ["/usr/bin/time", "-f", "%U %S %e", sys.executable, "-m", "synthpriv.cli", "run",
+               str(config), "--no-evaluation", "--quiet", "--force", "--out", str(out)]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"status": f"timeout after {timeout:g} s wall"}
+    if done.returncode != 0:
+        return {"status": "failed", "stderr": done.stderr[-2000:]}
+    user, system, wall = map(float, done.stderr.strip().splitlines()[-1].split())
+    return {"status": "ok", "cpu": round(user + system, 1), "wall": wall}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("table", choices=["loans", "caravan", "wide150"])
+    parser.add_argument("--epsilon", type=float, default=1.0)
+    parser.add_argument("--work", type=Path, default=Path("/tmp/wide-tables"))
+    parser.add_argument("--timeout", type=float, default=1800.0, help="wall seconds per run")
+    parser.add_argument("--tag", default="", help="a label for the output folder and record")
+    args = parser.parse_args()
+    if args.table == "wide150":
+        train = wide_table(args.work / "wide150")
+    else:
+        train = SUITE / args.table / "train.csv"
+        (args.work / args.table).mkdir(parents=True, exist_ok=True)
+    config = job(args.work, args.table, train, args.epsilon)
+    result = timed(config, args.work / args.table / f"out-e{args.epsilon:g}{args.tag}", args.timeout)
+    record = {"table": args.table, "columns": len(pd.read_csv(train, nrows=1).columns),
+              "epsilon": args.epsilon, "tag": args.tag, **result}
+    print(json.dumps(record), flush=True)
+
+
+if __name__ == "__main__":
+    np.seterr(all="ignore")
+    main()
