@@ -80,14 +80,22 @@ def where_the_error_is(dist: dict) -> tuple[list, np.ndarray, np.ndarray]:
 def marginals_figure(distributions: list[dict]) -> bytes:
     """Real vs synthetic distribution of the least and most faithful columns (grouped bars;
     ``where_the_error_is`` chooses a wide categorical column's bars)."""
-    cols = 3
-    rows = max(1, -(-len(distributions) // cols))
-    figure, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3.8 * rows), squeeze=False)
-    for ax, dist in zip(axes.ravel(), distributions, strict=False):
+    def draw(ax: plt.Axes, dist: dict) -> str:
         paired_bars(ax, *where_the_error_is(dist))
-        ax.set_title(f"{dist['column']} — TVD {dist['tvd']:.3f} ({dist['faithful']} faithful)", fontsize=9)
+        return f"{dist['column']} — TVD {dist['tvd']:.3f} ({dist['faithful']} faithful)"
+
+    return panel_grid(distributions, draw, panel_height=3.8)
+
+
+def panel_grid(items: list, draw, panel_height: float, cols: int = 3) -> bytes:
+    """One panel per item, ``cols`` a row: ``draw(ax, item)`` draws it and returns its title;
+    the unused panels of the last row are blank."""
+    rows = max(1, -(-len(items) // cols))
+    figure, axes = plt.subplots(rows, cols, figsize=(5 * cols, panel_height * rows), squeeze=False)
+    for ax, item in zip(axes.ravel(), items, strict=False):
+        ax.set_title(draw(ax, item), fontsize=9)
         ax.legend(fontsize=7)
-    for ax in axes.ravel()[len(distributions) :]:
+    for ax in axes.ravel()[len(items):]:
         ax.axis("off")
     figure.tight_layout()
     return png(figure)
@@ -195,20 +203,15 @@ def values_figure(values: dict) -> bytes | None:
     drawable = drawable[:MAX_VALUE_PANELS]
     if not drawable:
         return None
-    cols = 3
-    rows = -(-len(drawable) // cols)
-    figure, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3.6 * rows), squeeze=False)
-    for ax, (name, column) in zip(axes.ravel(), drawable, strict=False):
+    def draw(ax: plt.Axes, item: tuple[str, dict]) -> str:
+        name, column = item
         if column.get("ecdf"):
             _ecdf_panel(ax, column["ecdf"])
         else:
             _categories_panel(ax, column["categories"])
-        ax.set_title(f"{name[:30]} — {column['distance_name']} {column['distance']:.3f}", fontsize=9)
-        ax.legend(fontsize=7)
-    for ax in axes.ravel()[len(drawable):]:
-        ax.axis("off")
-    figure.tight_layout()
-    return png(figure)
+        return f"{name[:30]} — {column['distance_name']} {column['distance']:.3f}"
+
+    return panel_grid(drawable, draw, panel_height=3.6)
 
 
 def report_figures(report: dict) -> dict[str, bytes]:
