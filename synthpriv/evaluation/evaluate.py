@@ -179,8 +179,8 @@ def evaluate_privacy(
     risks, the attack built for marginal recipes and (opt-in) the shadow-model attack.
     Members = ``real``, non-members = ``holdout``; the marginal and shadow attacks draw their own
     tables from ``shadow_real`` (default ``real``). ``person`` (data.person): the column of the
-    real rows that names their person; the shadow attack then adds or removes whole persons, and
-    the marginal attack (whose targets are rows) is skipped with a note."""
+    real rows that names their person; the shadow and marginal attacks then add or remove whole
+    persons, and the row attacks score one row per person."""
     delta = claim.delta if claim is not None else DEFAULT_DELTA
     pool = real if shadow_real is None else shadow_real
     persons = pool[person] if person is not None and person in pool.columns else None
@@ -206,14 +206,10 @@ def evaluate_privacy(
             controls[name] = _control(makers[name], real, holdout, numeric_columns, settings, delta)
     parts.close()
     privacy["controls"] = controls
-    if settings.marginal_attack.enabled and person is not None:
-        privacy["marginal_attack"] = {"skipped": "its targets are rows, and the guarantee is per "
-                                      "person (data.person): the shadow attack "
-                                      "(evaluation.shadow.enabled) removes whole persons"}
-    elif settings.marginal_attack.enabled:
+    if settings.marginal_attack.enabled:  # per person: whole persons in or out (their rows)
         privacy["marginal_attack"] = _marginal_attack(
-            real if shadow_real is None else shadow_real, shadow_generator, numeric_columns,
-            settings, claim, delta, progress,
+            pool, shadow_generator, numeric_columns, settings, claim, delta, progress,
+            person if persons is not None else None,
         )
     shadow = settings.shadow
     if shadow.enabled:
@@ -281,9 +277,11 @@ def _control(make, real: pd.DataFrame, holdout: pd.DataFrame, numeric_columns: S
 def _marginal_attack(
     real: pd.DataFrame, generator: Generator | None, numeric_columns: Sequence[str],
     settings: EvaluationConfig, claim: Claim | None, delta: float, progress: bool,
+    person: str | None = None,
 ) -> dict:
     """The attack built for marginal recipes (``evaluation.marginal_attack``) on the pipeline,
-    and on the identity control; skipped, with the reason, for external synthetic data."""
+    and on the identity control; skipped, with the reason, for external synthetic data.
+    ``person``: ``real``'s person column (data.person): the targets are whole persons."""
     if generator is None:
         return {"skipped": "the marginal attack re-runs the pipeline; none was given (external "
                            "synthetic data)"}
@@ -296,7 +294,7 @@ def _marginal_attack(
         neighbouring=claim.neighbouring if claim else "add_remove",  # type: ignore[arg-type]
         delta=delta, shadow_tables=config.shadow_tables, records=config.records,
         targets=config.targets, max_order=config.max_order, workers=config.workers,
-        seed=settings.attack_seed, bootstrap=settings.bootstrap, progress=progress,
+        seed=settings.attack_seed, bootstrap=settings.bootstrap, progress=progress, person=person,
     )
 
 

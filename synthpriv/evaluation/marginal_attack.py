@@ -28,6 +28,15 @@ job's ε on tables of its choice). The strongest that :class:`ThreatModel` names
   correlation between targets that share a run). The attack *has power* when that interval's
   lower end exceeds ½.
 
+* **Per person** (``person``, data.person: the guarantee is per person). A target is a person: all
+  of its rows are in a shadow table or none is, and no row of a target person is in any base
+  table (the shadow attack's design), so "with t" and "without t" differ by one whole person; the
+  pipeline bounds that person to k rows itself. The person's exposure is the sum of its rows'
+  exposures, and its query for S is the sum over its rows of the synthetic count in each row's
+  cell (Σ_i x_{cell_S(r_i)} = Σ_c m_c x_c, m_c = the person's rows in cell c): the optimal linear
+  statistic when each cell's count moves by the person's rows in it under independent noise of
+  equal variance. The person key itself is never a query (the release writes fresh keys).
+
 Cost: ``shadow_tables`` runs of the pipeline on ``records``-row tables, plus counting; the
 identity control (the shadow table released as is) shows what the attack finds when nothing hides
 the record, for free. NOT differentially private (reads the real table), like every attack here.
@@ -94,12 +103,48 @@ class CellQueries:
         return self.counts(synthetic, targets)
 
 
+@dataclass(frozen=True)
+class PersonCellQueries:
+    """Per person: each target person's counts summed over its rows (``owner``: the target
+    index of each row of the targets table, ``persons``: how many target persons)."""
+
+    queries: CellQueries
+    owner: np.ndarray
+    persons: int
+
+    def features(self, synthetic: pd.DataFrame, targets: pd.DataFrame) -> np.ndarray:
+        """(persons × queries): Σ over the person's rows of the synthetic count in the row's cell."""
+        per_row = self.queries.counts(synthetic, targets)
+        out = np.zeros((self.persons, per_row.shape[1]))
+        np.add.at(out, self.owner, per_row)
+        return out
+
+
 def exposed_targets(pool: pd.DataFrame, queries: CellQueries, n_targets: int) -> pd.DataFrame:
     """The ``n_targets`` rows of ``pool`` with the highest exposure Σ_S 1/count_S (their own
     row included in the count), most exposed first: positions and exposures."""
     exposure = (1.0 / queries.counts(pool, pool)).sum(axis=1)
     order = np.argsort(-exposure, kind="stable")[:n_targets]
     return pd.DataFrame({"row": order.astype(np.int64), "exposure": exposure[order]})
+
+
+def exposed_persons(
+    pool: pd.DataFrame, keys: pd.Series, queries: CellQueries, n_targets: int
+) -> tuple[pd.DataFrame, list[pd.DataFrame], pd.DataFrame]:
+    """The ``n_targets`` persons (``keys``: each pool row's person; a missing key is one person,
+    as the bounding counts it) with the highest exposure Σ over their rows, most exposed first,
+    one person always left for the background: (their first row's position, row count and
+    exposure; each person's rows; the pool without any target person's rows)."""
+    exposure = (1.0 / queries.counts(pool, pool)).sum(axis=1)
+    codes, _ = pd.factorize(keys, use_na_sentinel=False)
+    per_person = np.bincount(codes, weights=exposure)
+    order = np.argsort(-per_person, kind="stable")[:min(n_targets, per_person.size - 1)]
+    first = np.array([np.flatnonzero(codes == c)[0] for c in order], dtype=np.int64)
+    rows = np.bincount(codes)[order]
+    chosen = pd.DataFrame({"row": first, "rows": rows.astype(np.int64), "exposure": per_person[order]})
+    groups = [pool.loc[codes == c].reset_index(drop=True) for c in order]
+    rest = pool.loc[~np.isin(codes, order)].reset_index(drop=True)
+    return chosen, groups, rest
 
 
 def fit_likelihood_ratio(x: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -151,7 +196,8 @@ def _attack_one(
         shift = x[train, t][labels[train]].mean(axis=0) - x[train, t][~labels[train]].mean(axis=0)
         top = np.argsort(-np.abs(weights), kind="stable")[:3]
         per_target.append({
-            "row": int(info.row), "exposure": float(info.exposure),
+            **{key: value.item() if hasattr(value, "item") else value
+               for key, value in info._asdict().items()},
             "top_queries": [{"columns": names[q], "shift": float(shift[q]), "weight": float(weights[q])}
                             for q in top],
             **attack_metrics(scores[truth], scores[~truth], delta=delta, bootstrap=bootstrap,
@@ -190,9 +236,12 @@ def marginal_attack(
     seed: int = 0,
     bootstrap: int = 200,
     progress: bool = True,
+    person: str | None = None,
 ) -> dict:
     """Attack the ``targets`` most exposed rows of ``pool`` (the real training table) through
     each generator (name -> (table, seed) -> synthetic table), on the same shadow tables.
+    ``person`` (data.person): the column of ``pool`` naming each row's person; the targets are
+    then the most exposed persons, added or removed with all their rows (module docstring).
 
     Returns per generator the per-target metrics on the fresh test tables (most exposed first),
     the mean AUC over targets with its bootstrap interval, ``power`` (that interval above ½) and
@@ -203,19 +252,32 @@ def marginal_attack(
         raise ValueError(f"the marginal attack needs at least 8 shadow tables, got {shadow_tables}")
     rng = np.random.default_rng(seed)
     pool = pool.reset_index(drop=True)
-    queries = CellQueries.fit(pool, numeric_columns, max_order)
-    chosen = exposed_targets(pool, queries, min(targets, len(pool) - 1))
+    # the person key is never a query: the queries read the modelled columns only
+    queries = CellQueries.fit(pool if person is None else pool.drop(columns=[person]),
+                              numeric_columns, max_order)
+    features: CellQueries | PersonCellQueries = queries
+    groups = None
+    if person is None:
+        chosen = exposed_targets(pool, queries, min(targets, len(pool) - 1))
+        target_rows = pool.iloc[chosen["row"]].reset_index(drop=True)
+        rest = pool.drop(index=chosen["row"]).reset_index(drop=True)
+    else:
+        if neighbouring != "add_remove":
+            raise ValueError("the marginal attack per person adds or removes a whole person: use "
+                             f"neighbouring add_remove with data.person, got {neighbouring!r}")
+        chosen, groups, rest = exposed_persons(pool, pool[person], queries, targets)
+        target_rows = pd.concat(groups, ignore_index=True) if groups else pool.iloc[:0]
+        owner = np.repeat(np.arange(len(groups)), [len(g) for g in groups])
+        features = PersonCellQueries(queries, owner, len(groups))
     if len(chosen) == 0:
         raise ValueError("the marginal attack needs at least one target")
-    target_rows = pool.iloc[chosen["row"]].reset_index(drop=True)
-    rest = pool.drop(index=chosen["row"]).reset_index(drop=True)
     records = min(records, len(rest))
-    shadow = design(len(rest), len(target_rows), shadow_tables, records, neighbouring, rng)
+    shadow = design(len(rest), len(chosen), shadow_tables, records, neighbouring, rng)
     train = np.arange(shadow_tables) < shadow_tables // 2
-    alpha = ALPHA / len(target_rows)
+    alpha = ALPHA / len(chosen)
     names = queries.names()
     results: dict[str, dict] = {}
-    with ShadowRunner(rest, target_rows, queries, workers) as runner:
+    with ShadowRunner(rest, target_rows, features, workers, groups) as runner:
         for name, generator in generators.items():
             start = time.perf_counter()
             x = runner.run(generator, shadow, f"marginal attack on {name}", progress)
@@ -229,8 +291,10 @@ def marginal_attack(
         "knows": (
             "the recipe and its settings (re-runs the job's pipeline at the job's ε), real rows of "
             "the population (the training table minus the targets), and the targets' values"
+            + ("" if person is None else " (every row of each target person)")
         ),
         "neighbouring": neighbouring,
+        "target": "one row" if person is None else "a whole person (all its rows)",
         "shadow_tables": shadow_tables,
         "train_tables": int(train.sum()),
         "test_tables": int((~train).sum()),

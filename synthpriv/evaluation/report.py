@@ -273,38 +273,43 @@ def _shadow_section(shadow: dict) -> Section:
     return section
 
 
-def _marginal_verdict(generator: str, result: dict, test_tables: int) -> str:
-    """One generator's result in a sentence: the best row's advantage, the mean AUC with its
-    interval, and what that means."""
+def _marginal_verdict(generator: str, result: dict, test_tables: int, unit: str = "row") -> str:
+    """One generator's result in a sentence: the best target's advantage, the mean AUC with its
+    interval, and what that means (``unit``: "row", or "person" with data.person)."""
     best = max(result["targets"], key=lambda t: (t["advantage"], t["auc"]))
-    head = (f"{generator}: best advantage {fmt(best['advantage'], 2)} (row {best['row']}, AUC "
+    where = f"row {best['row']}" if unit == "row" else f"the person of row {best['row']}"
+    head = (f"{generator}: best advantage {fmt(best['advantage'], 2)} ({where}, AUC "
             f"{fmt(best['auc'])}{_ci(best.get('auc_ci'))}); mean AUC over the "
-            f"{len(result['targets'])} exposed rows {fmt(result['mean_auc'])}"
+            f"{len(result['targets'])} exposed {unit}s {fmt(result['mean_auc'])}"
             f"{_ci(result['mean_auc_ci'])}. ")
     if result["power"]:
         return head + ("The mean's interval lies above 0.5: the attack tells, better than "
-                       "guessing, whether an exposed row was in the training table.")
+                       f"guessing, whether an exposed {unit} was in the training table.")
     return head + (f"The mean's interval includes 0.5: on {test_tables} test tables the attack "
                    "shows no advantage over guessing on average (weak evidence either way; one "
-                   "row's interval spans most of [0, 1] on so few tables).")
+                   f"{unit}'s interval spans most of [0, 1] on so few tables).")
 
 
 def _marginal_section(attack: dict) -> Section:
     title = "Attack built for marginal recipes"
     if "skipped" in attack:
         return Section(title).p(f"Skipped: {attack['skipped']}.")
+    unit = "person" if attack.get("target", "one row") != "one row" else "row"
+    per_person = ("" if unit == "row" else ", summed over the person's rows (a person is in or "
+                  "out of a shadow table with all its rows)")
     section = Section(title).p(
         f"What it tried: for the {len(next(iter(attack['generators'].values()))['targets'])} "
-        "training rows most alone in their cells, it counts the synthetic rows in each row's cell "
-        f"of every 1- to {attack['max_order']}-way marginal ({attack['queries']} counts), learns "
-        f"from {attack['train_tables']} shadow runs how the row's presence moves those counts, "
+        f"training {unit}s most alone in their cells, it counts the synthetic rows in each row's "
+        f"cell of every 1- to {attack['max_order']}-way marginal ({attack['queries']} counts"
+        f"{per_person}), learns "
+        f"from {attack['train_tables']} shadow runs how the {unit}'s presence moves those counts, "
         f"and guesses membership on {attack['test_tables']} fresh runs (MAMA-MIA, Golob et al. "
         f"2025; TAPAS query attacks). The attacker knows {attack['knows']}. Advantage = the best "
         "TPR − FPR (0 = guessing, 1 = always right); AUC 0.5 = guessing."
     )
     rows = []
     for generator, result in attack["generators"].items():
-        section.p(_marginal_verdict(generator, result, attack["test_tables"]))
+        section.p(_marginal_verdict(generator, result, attack["test_tables"], unit))
         for target in result["targets"]:
             tpr = {str(k): v for k, v in target["tpr_at_fpr"].items()}
             bound = target["empirical_epsilon"]
@@ -317,13 +322,14 @@ def _marginal_section(attack: dict) -> Section:
             ])
     section.p(
         f"{attack['shadow_tables']} shadow tables of {attack['records_per_table']} rows, "
-        f"neighbouring = {attack['neighbouring']}; ε bounds per row at level "
+        f"neighbouring = {attack['neighbouring']}; ε bounds per {unit} at level "
         f"{attack['alpha_per_target']:.3g} (Bonferroni), {attack['seconds']:.1f} s. A perfect "
         "attack on this many test tables certifies at most the last column (raise "
         "evaluation.marginal_attack.shadow_tables to audit a larger ε)."
     )
-    section.details(f"Each exposed row ({len(rows)} rows)", [
-        "generator", "target row", "exposure", "most telling marginals", "AUC [95% CI]",
+    first = "target row" if unit == "row" else "target person's first row"
+    section.details(f"Each exposed {unit} ({len(rows)} rows)", [
+        "generator", first, "exposure", "most telling marginals", "AUC [95% CI]",
         "TPR@10%", "advantage", "ε lower bound", "ε certifiable at most"], rows)
     return section
 
