@@ -260,6 +260,12 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("tests/evaluation/test_shadow.py",),
         "data.person: the shadow attack's target is one row, not a whole person"),
     Mutation(
+        "person-marginal-target-one-row", "synthpriv/evaluation/marginal_attack.py",
+        "    with ShadowRunner(rest, target_rows, features, workers, groups) as runner:",
+        "    with ShadowRunner(rest, target_rows, features, workers, None) as runner:",
+        ("tests/evaluation/test_marginal_attack_persons.py",),
+        "data.person: the marginal attack adds one row of a target person, not the whole person"),
+    Mutation(
         "kind-singletons-exact", "synthpriv/domain_stage.py",
         "kinds[name] = decide(noisy, sigma, unique, unique_sigma)",
         "kinds[name] = decide(noisy, sigma, singletons(values[name]), unique_sigma)",
