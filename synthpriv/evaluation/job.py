@@ -95,7 +95,8 @@ def summary_lines(report: dict) -> list[str]:
                 f"{name} {result['pooled']['auc']:.3f}" for name, result in shadow.items()))
         marginal = privacy.get("marginal_attack", {}).get("generators")
         if marginal:
-            lines.append("attack built for marginal recipes, mean AUC on the exposed rows: " + "; ".join(
+            unit = "rows" if privacy["marginal_attack"].get("target", "one row") == "one row" else "persons"
+            lines.append(f"attack built for marginal recipes, mean AUC on the exposed {unit}: " + "; ".join(
                 f"{name} {result['mean_auc']:.3f}" for name, result in marginal.items()))
         lines.append(privacy["verdict"]["message"])
     lines += [f"note: {note}" for note in report["notes"]]

@@ -153,7 +153,7 @@ def test_the_run_per_person_reports_the_attack_on_persons(tmp_path, capsys):
                   "marginal_attack": {"shadow_tables": 8, "records": 60, "targets": 2}}
     path, _, _ = person_job(tmp_path, 1.0, persons=60, evaluation=evaluation)
     assert main(["run", str(path)]) == 0
-    capsys.readouterr()
+    assert "mean AUC on the exposed persons" in capsys.readouterr().out
     folder = tmp_path / "out" / "tiny.evaluation"
     result = json.loads((folder / "report.json").read_text())["privacy"]["marginal_attack"]
     assert "skipped" not in result and result["target"] == "a whole person (all its rows)"
