@@ -128,8 +128,8 @@ def exact_bounds() -> Iterator[None]:
         exact.append(np.asarray(counts))
         return histogram(counts, sigma, source)
 
-    def from_exact(noisy, sigma, grid):
-        return bounds(exact.pop().astype(float), 1e-12, grid)
+    def from_exact(noisy, sigma, grid, columns=1):
+        return bounds(exact.pop().astype(float), 1e-12, grid, columns)
 
     with (patched(domain_stage, "discrete_gaussian_histogram", noisy_histogram),
           patched(domain_stage, "bounds_from_noisy", from_exact)):

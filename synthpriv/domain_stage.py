@@ -117,6 +117,8 @@ class DomainStage(Stage):
                                   self.context.neighbouring, self.epsilon, self.kinds,
                                   self.context.rows_per_person or 1)
         figures = {"sigma": noise.sigma, "noise_multiplier": noise.multiplier}
+        if self.bounds or self.kinds:  # may get DP bounds (public): false buckets split over them
+            figures["bounded_columns"] = len(self.bounds) + len(self.kinds)
         if noise.kind_sigma is not None:
             figures["kind_sigma"] = noise.kind_sigma
             figures["singleton_sigma"] = noise.singleton_sigma
@@ -167,9 +169,11 @@ class DomainStage(Stage):
                 counter.update(chunk[name].dropna().value_counts().to_dict())
         sigma = plan.noise["sigma"]
         found: dict[str, dict] = {}
+        columns = int(plan.noise["bounded_columns"]) if buckets else 1  # false buckets: per job
         for name, grid in buckets.items():
             noisy = discrete_gaussian_histogram(bucket_counts[name], sigma, source)
-            found[name] = self._bounds(schema.column(name), bounds_from_noisy(noisy, sigma, grid))
+            reading = bounds_from_noisy(noisy, sigma, grid, columns)
+            found[name] = self._bounds(schema.column(name), reading)
         for name, counter in value_counts.items():
             kept = noisy_selection(counter, sigma, int(plan.noise["category_threshold"]), source)
             found[name] = self._categories(schema.column(name), list(kept))

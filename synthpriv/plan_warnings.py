@@ -203,7 +203,7 @@ def domain_messages(job: Job, plan: Plan) -> list[tuple[str, str]]:
     domain = next((s for s in plan.stages if s.stage == "domain"), None)
     if domain is None or "sigma" not in domain.noise:
         return []
-    from synthpriv.privacy.bounds import Buckets, occupancy_threshold
+    from synthpriv.privacy.bounds import FALSE_OCCUPANCY, Buckets, occupancy_threshold
 
     sigma, records = domain.noise["sigma"], job.config.data.public_records
     unresolved = job.schema.unresolved
@@ -213,10 +213,13 @@ def domain_messages(job: Job, plan: Plan) -> list[tuple[str, str]]:
         discovered = [c.name for c in unresolved if isinstance(c, CategoricalColumn | AutoColumn)]
         messages.append(discovery_message(threshold, sigma, records, discovered))
     if any(isinstance(c, NumericColumn | AutoColumn) for c in unresolved):
-        needed = occupancy_threshold(sigma, Buckets("integer").size)
+        columns = int(domain.noise["bounded_columns"])
+        needed = occupancy_threshold(sigma, Buckets("integer").size, columns=columns)
         text = (f"DP bounds need about {needed:,.0f} rows in one octave of a column's values "
                 f"(or {needed * 2**0.5:,.0f} over two adjacent octaves, {2 * needed:,.0f} over "
-                "four); a numeric column with fewer is released all missing")
+                f"four: noise alone shows a false bucket in at most {FALSE_OCCUPANCY:.1%} of "
+                f"runs over the {columns} columns that may get DP bounds); a numeric column with "
+                "fewer is released all missing")
         if records is not None and needed * 2 > records:
             messages.append(("WARNING", text + f", and the public row count is {records:,}. To "
                              "fix: give public bounds (lower, upper) in the schema, or raise "

@@ -21,7 +21,7 @@ from synthpriv.privacy.accountant import Ledger, ThresholdEvent
 from synthpriv.privacy.bounds import Buckets
 from synthpriv.privacy.randomness import RandomSource
 from synthpriv.runner import run_job
-from synthpriv.schema import parse_schema
+from synthpriv.schema import CategoricalColumn, parse_schema
 from synthpriv.schema_infer import SAFE_HEADER, infer_schema, schema_yaml
 from tests.evaluation.tiny import tiny_table
 
@@ -376,7 +376,10 @@ def test_the_plan_states_what_the_domain_noise_lets_through(
     assert len(messages) == 2
     discovery, bounds = messages
     assert f"about {noise['category_threshold']:,.0f} rows or more" in discovery
-    assert f"about {occupancy_threshold(noise['sigma'], Buckets('integer').size):,.0f} rows" in bounds
+    bounded = [c for c in job.schema.unresolved if not isinstance(c, CategoricalColumn)]
+    assert noise["bounded_columns"] == len(bounded) > 0  # false buckets: a chance per job
+    needed = occupancy_threshold(noise["sigma"], Buckets("integer").size, columns=len(bounded))
+    assert f"about {needed:,.0f} rows" in bounds and f"over the {len(bounded)} columns" in bounds
     assert discovery.startswith("WARNING") == warned and bounds.startswith("WARNING") == warned
     quiet = [m for m in plan_messages(job, plan, stages, informational=False)
              if "stage 'domain'" in m]

@@ -14,6 +14,8 @@ import pytest
 import yaml
 
 from synthpriv.cli import main
+from synthpriv.config import load_job
+from synthpriv.job import plan_job
 
 ROWS = 1500
 INTEGER = re.compile(r"^-?\d+$")
@@ -41,8 +43,7 @@ SCHEMA = {"columns": [
 ]}
 
 
-def _release(tmp_path: Path, schema: dict, recipe: str = "mst",
-             seed: int | None = None) -> pd.DataFrame:
+def _config(tmp_path: Path, schema: dict, recipe: str = "mst", seed: int | None = None) -> Path:
     data = tmp_path / "data.csv"
     _table().to_csv(data, index=False)
     config = tmp_path / "job.yaml"
@@ -52,20 +53,43 @@ def _release(tmp_path: Path, schema: dict, recipe: str = "mst",
         "evaluation": {"enabled": False}, "output": {"dir": str(tmp_path / "out")},
         **({"seed": seed} if seed is not None else {}),
     }))
-    assert main(["run", str(config)]) == 0
+    return config
+
+
+def _release(tmp_path: Path, schema: dict, recipe: str = "mst",
+             seed: int | None = None) -> pd.DataFrame:
+    assert main(["run", str(_config(tmp_path, schema, recipe, seed))]) == 0
     return pd.read_csv(tmp_path / "out" / "synthetic.csv", dtype=str, keep_default_na=False)
+
+
+def _share_tolerance(config: Path, share: float) -> float:
+    """3 standard deviations of a released share ``share`` of one fine cell that is a measured
+    grid cell of its own (a pile at a bound), from the plan's noise (no data read): its count
+    errs by the grid's and the fine 1-way's σ combined (inverse variance, ``combine_levels``),
+    the estimated row count n̂ by at most σ·√2 (it weighs every column's noisy total; ``kind``'s
+    has 2 cells), which moves the share by ``share``·Δn̂/n, and drawing n rows adds
+    share·(1 − share)/n."""
+    plan, _ = plan_job(load_job(config))
+    noise = next(stage.noise for stage in plan.stages if stage.stage == "marginals")
+    grid = noise.get("sigma_one_way", noise.get("sigma_first_rounds"))
+    cell = (grid ** -2 + noise["sigma_fine"] ** -2) ** -0.5
+    variance = (cell / ROWS) ** 2 + (share * grid * np.sqrt(2) / ROWS) ** 2 \
+        + share * (1 - share) / ROWS
+    return 3 * float(np.sqrt(variance))
 
 
 def _decimals(cells: pd.Series) -> int:
     return max(len(cell.partition(".")[2]) for cell in cells if cell)
 
 
+@pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("recipe", ["mst", "aim"])
-def test_written_cells_look_like_the_input(tmp_path: Path, recipe: str) -> None:
-    """Seeded (fixed noise), so the test checks formats deterministically. Unseeded, fee's 80 %
-    point mass at 0 came back at 73–75 % in about 3 runs of 20 (seeds 0 and 1 do so too); that
-    loss is open (closing note of 2026-11-26), not hidden: test_point_masses owns the masses."""
-    cells = _release(tmp_path, SCHEMA, recipe, seed=2)
+def test_written_cells_look_like_the_input(tmp_path: Path, recipe: str, seed: int) -> None:
+    """Formats on four seeds, and fee's 80 % point mass at 0 within its noise
+    (``_share_tolerance``: about 0.06 for MST at ε = 1). Before 0's fine cell was a measured grid
+    cell of its own the fine count alone (σ 2.7 % of the rows) set its share: seeds 0 and 1 came
+    back at 73 % (MST)."""
+    cells = _release(tmp_path, SCHEMA, recipe, seed=seed)
     age = cells["age"]
     assert (age == "").any() and age[age != ""].str.fullmatch(INTEGER).all()  # 30, not 30.0
     assert cells["year"].str.fullmatch(INTEGER).all()
@@ -75,7 +99,10 @@ def test_written_cells_look_like_the_input(tmp_path: Path, recipe: str) -> None:
     assert fee.str.fullmatch(r"\d+(\.\d{1,2})?").all(), fee[~fee.str.fullmatch(r"\d+(\.\d+)?")]
     assert not fee.str.contains("e|-", regex=True).any()  # no -2.1e-07 under a lower bound of 0
     assert pd.to_numeric(fee).between(0, 300).all()
-    assert abs((pd.to_numeric(fee) == 0).mean() - 0.8) < 0.05  # the point mass is exactly 0
+    zeros = float((_table()["fee"] == 0).mean())
+    tolerance = _share_tolerance(tmp_path / "job.yaml", zeros)
+    released = float((pd.to_numeric(fee) == 0).mean())  # the point mass is exactly 0
+    assert abs(released - zeros) <= tolerance, (released, zeros, tolerance)
     assert _decimals(cells["score"]) <= 1
     assert pd.to_numeric(cells["score"]).between(0, 10).all()
 

@@ -273,8 +273,8 @@ def measured_grid(
     schema: Schema, fine: Domain, records: float, sigma: float
 ) -> Coarsening:
     """Groups of consecutive fine cells an adaptive numeric column is measured on, about
-    ``grid_cells`` of them of equal width; a fine cell one integer wide among wider ones (a bound,
-    or 0: ``NumericColumn.bin_edges``) stays a cell of its own. Other columns are unchanged.
+    ``grid_cells`` of them of equal width; a bound's or 0's fine cell (``_point_cells``) stays a
+    cell of its own. Other columns are unchanged.
     A function of the public grid and of ``records`` (public or DP) only."""
     maps, masses, sizes = {}, {}, {}
     for column in schema.modelled:
@@ -284,9 +284,7 @@ def measured_grid(
         if isinstance(column, NumericColumn) and column.adaptive:
             cells = grid_cells(records, sigma, values)
             base = np.arange(values) * cells // values
-            widths = np.diff(column.bin_edges())
-            point = (widths == 1) & (widths.max() > 1) if column.kind == "integer" else \
-                np.zeros(values, dtype=bool)
+            point = _point_cells(column, values)
             breaks = np.ones(values, dtype=bool)
             breaks[1:] = (base[1:] != base[:-1]) | point[1:] | point[:-1]
             groups = np.cumsum(breaks) - 1
@@ -295,6 +293,27 @@ def measured_grid(
         maps[name], masses[name] = groups, np.ones(size)
         sizes[name] = int(groups.max()) + 1
     return Coarsening(fine, Domain.from_sizes(sizes), maps, masses)
+
+
+def _point_cells(column: NumericColumn, values: int) -> np.ndarray:
+    """Fine cells of an adaptive column that the measured grid keeps alone, where real columns
+    pile up: an integer column's one-integer cells among wider ones (its bounds, -1, 0, 1:
+    ``NumericColumn.bin_edges``); a continuous column's cells at its bounds and the one holding
+    0 (a 0 fee, a top-code). Alone, such a cell's grid count measures the pile at the grid's
+    noise; inside a wide grid cell only the fine 1-way marginal (``point_mass_fraction`` of ρ,
+    σ about 2.3× the grid's) told the pile from the rest of the cell, and the pile came back
+    short by that noise (80 % zeros of 1,500 rows at ε = 1: 73–75 % in 3 runs of 20). Public:
+    a function of the bounds and the fine grid only."""
+    edges = column.bin_edges()
+    widths = np.diff(edges)
+    point = np.zeros(values, dtype=bool)
+    if column.kind == "integer":
+        point = (widths == 1) & (widths.max() > 1)
+    elif column.kind == "continuous" and values > 2:
+        point[[0, values - 1]] = True
+        if edges[0] < 0 < edges[-1]:
+            point[int(np.searchsorted(edges, 0.0, side="right")) - 1] = True
+    return point
 
 
 def compose(

@@ -18,11 +18,15 @@ marginal. Reading the bounds from the noisy counts (``bounds_from_noisy``) is po
 
 The read-out (``read_bounds``), a DP quantile on the noisy histogram's CDF:
 
-1. *support*: the buckets whose noisy count passes the occupancy threshold (≈ 4.6σ) or, when
-   none does, the runs of 2 (else 4, else 8) adjacent buckets whose noisy sum passes theirs
-   (≈ 4.6σ·√width; pure noise passes any threshold of any run with probability ≤
-   FALSE_OCCUPANCY, union bound over all of them), each cut to its outermost buckets of noisy
-   count ≥ EXTEND_NOISE·σ (2.5σ); then, outward from the outermost of them, each next bucket ≥
+1. *support*: the buckets whose noisy count passes the occupancy threshold (≈ 4.6σ for a job
+   with one DP-bounded column, 5.1σ with 11, 5.5σ with 86) or, when none does, the runs of 2
+   (else 4, else 8) adjacent buckets whose noisy sum passes theirs (the same multiple of
+   σ·√width). FALSE_OCCUPANCY is a chance per job: pure noise passes any threshold of any run of
+   any of the job's m DP-bounded columns with probability ≤ FALSE_OCCUPANCY (union bound over all
+   of them, each column FALSE_OCCUPANCY / m; m is public, the schema's columns that may get DP
+   bounds). Per column, a job of 86 such columns (ISLP Caravan) got a false far bucket, an upper
+   bound of 2^60, in about 8.6 % of its runs. Each kept run is cut to its outermost buckets of
+   noisy count ≥ EXTEND_NOISE·σ (2.5σ); then, outward from the outermost of them, each next bucket ≥
    2.5σ. A
    tail is contiguous with the bulk: testing the one bucket next to it needs no union bound
    over the ~130 others, so a thin tail of 2.5σ rather than 4.6σ is kept, and an empty neighbour
@@ -60,6 +64,7 @@ a tail), and the fine grid and adaptive domain resolve the values inside the bou
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -68,7 +73,10 @@ import pandas as pd
 
 MAX_EXPONENT = 64
 MIN_EXPONENT = {"integer": 0, "continuous": -16}
-FALSE_OCCUPANCY = 1e-3  # chance that noise alone makes some empty bucket look occupied
+# Chance per job that noise alone makes some empty bucket of any of its DP-bounded columns look
+# occupied (split equally over them: ``column_false_occupancy``). A false bucket far out is a
+# bound of 2^60 on a column of values 1-10; a rate, not tuned on any table.
+FALSE_OCCUPANCY = 1e-3
 # A bucket next to the support is kept when its noisy count is ≥ 2.5σ: an empty one passes with
 # probability Φ(−2.5) ≈ 0.6 % per side (2σ, 2.3 %, doubled a year column's range in 4 % of draws
 # at Wage's σ: chosen from that arithmetic, not from any table's figures).
@@ -184,14 +192,26 @@ class YearBuckets:
         return np.bincount(self.index(present), minlength=self.size).astype(np.int64)
 
 
-def occupancy_threshold(sigma: float, buckets: int, width: int = 1) -> float:
+def column_false_occupancy(columns: int) -> float:
+    """The chance of a false bucket allowed to each of a job's ``columns`` DP-bounded columns:
+    FALSE_OCCUPANCY / columns, so that over all of them a job sees one with probability ≤
+    FALSE_OCCUPANCY (union bound). ``columns``: public, from the schema (the columns that may get
+    DP bounds: numeric ones without bounds and auto ones), never from the data."""
+    if columns < 1:
+        raise ValueError(f"a job's DP-bounded columns: expected at least 1, found {columns}")
+    return FALSE_OCCUPANCY / columns
+
+
+@functools.lru_cache(maxsize=256)  # a pure function of public figures; the Gaussian tail is slow
+def occupancy_threshold(sigma: float, buckets: int, width: int = 1, columns: int = 1) -> float:
     """The noisy sum above which a run of ``width`` adjacent buckets counts as occupied: pure
     noise (σ√width) passes it in any of the runs of every width in WINDOWS over ``buckets``
-    buckets with probability ≤ FALSE_OCCUPANCY (Gaussian tail, union bound over all runs)."""
+    buckets with probability ≤ ``column_false_occupancy(columns)`` (Gaussian tail, union bound
+    over all runs), ``columns`` the job's DP-bounded columns."""
     from scipy.stats import norm  # here: scipy.stats costs a plan ~0.3 s of imports (issue 26)
 
     runs = sum(max(buckets - w + 1, 0) for w in WINDOWS)
-    return sigma * math.sqrt(width) * float(norm.isf(FALSE_OCCUPANCY / runs))
+    return sigma * math.sqrt(width) * float(norm.isf(column_false_occupancy(columns) / runs))
 
 
 @dataclass(frozen=True)
@@ -208,11 +228,12 @@ class BoundsReading:
     guarded: tuple[bool, bool]
 
 
-def core(noisy: np.ndarray, sigma: float) -> np.ndarray:
+def core(noisy: np.ndarray, sigma: float, columns: int = 1) -> np.ndarray:
     """The buckets the occupancy thresholds show (module docstring, step 1, before the 2.5σ tail
     rule): the single buckets that pass theirs or, when none does, the runs of the narrowest
     width in WINDOWS of which some pass theirs, each cut to its outermost buckets of noisy count
-    ≥ EXTEND_NOISE·σ. All False when no run passes."""
+    ≥ EXTEND_NOISE·σ. All False when no run passes. ``columns``: the job's DP-bounded columns
+    (``occupancy_threshold``)."""
     noisy = np.asarray(noisy, dtype=float)
     kept = np.zeros(noisy.size, dtype=bool)
     evident = noisy >= EXTEND_NOISE * sigma
@@ -220,7 +241,8 @@ def core(noisy: np.ndarray, sigma: float) -> np.ndarray:
         if width > noisy.size or kept.any():
             break
         sums = np.convolve(noisy, np.ones(width), mode="valid")
-        for start in np.flatnonzero(sums >= occupancy_threshold(sigma, noisy.size, width)):
+        threshold = occupancy_threshold(sigma, noisy.size, width, columns)
+        for start in np.flatnonzero(sums >= threshold):
             inside = np.flatnonzero(evident[start:start + width])
             if inside.size:
                 kept[start + inside[0]:start + inside[-1] + 1] = True
@@ -228,13 +250,13 @@ def core(noisy: np.ndarray, sigma: float) -> np.ndarray:
 
 
 def support(noisy: np.ndarray, sigma: float,
-            buckets: Buckets | YearBuckets | None = None) -> np.ndarray:
+            buckets: Buckets | YearBuckets | None = None, columns: int = 1) -> np.ndarray:
     """Which buckets hold data as the noise lets us see it: the ``core``, then, outward from its
     outermost buckets, each next bucket ≥ EXTEND_NOISE·σ (never from the zero bucket down to
     negatives; ``buckets`` says which it is, the middle one by default). All False when the
-    core is empty."""
+    core is empty. ``columns``: the job's DP-bounded columns (``occupancy_threshold``)."""
     noisy = np.asarray(noisy, dtype=float)
-    kept = core(noisy, sigma)
+    kept = core(noisy, sigma, columns)
     if not kept.any():
         return kept
     evident = noisy >= EXTEND_NOISE * sigma
@@ -250,12 +272,13 @@ def support(noisy: np.ndarray, sigma: float,
     return kept
 
 
-def read_bounds(noisy: np.ndarray, sigma: float,
-                buckets: Buckets | YearBuckets) -> BoundsReading | None:
+def read_bounds(noisy: np.ndarray, sigma: float, buckets: Buckets | YearBuckets,
+                columns: int = 1) -> BoundsReading | None:
     """The bounds read from noisy bucket counts (post-processing; the module docstring's three
-    steps). None when no bucket is above the noise: the caller falls back to a public rule."""
+    steps). None when no bucket is above the noise: the caller falls back to a public rule.
+    ``columns``: the job's DP-bounded columns, over which the false-bucket chance is split."""
     noisy = np.asarray(noisy, dtype=float)
-    kept = np.where(support(noisy, sigma, buckets), np.maximum(noisy, 0.0), 0.0)
+    kept = np.where(support(noisy, sigma, buckets, columns), np.maximum(noisy, 0.0), 0.0)
     total = kept.sum()
     if total <= 0:
         return None
@@ -267,7 +290,7 @@ def read_bounds(noisy: np.ndarray, sigma: float,
     middle = buckets.zero
     # more than one octave: the thresholds show two buckets or more, or the support spans three
     # (one false tail pass next to a one-octave column — a year — must not count as spread)
-    shown = np.flatnonzero(core(noisy, sigma))
+    shown = np.flatnonzero(core(noisy, sigma, columns))
     spread = shown[-1] > shown[0] or occupied[-1] - occupied[0] >= 2
     hidden = EXTEND_NOISE * sigma > CLIP_SHARE * total  # a tail the noise hides may be too large
     guarded = [False, False]
@@ -286,9 +309,9 @@ def read_bounds(noisy: np.ndarray, sigma: float,
 
 
 def bounds_from_noisy(
-    noisy: np.ndarray, sigma: float, buckets: Buckets | YearBuckets
+    noisy: np.ndarray, sigma: float, buckets: Buckets | YearBuckets, columns: int = 1
 ) -> tuple[float, float] | None:
     """[lower, upper] from noisy bucket counts (``read_bounds``), or None when no bucket is
-    above the noise."""
-    reading = read_bounds(noisy, sigma, buckets)
+    above the noise. ``columns``: the job's DP-bounded columns (public, from the schema)."""
+    reading = read_bounds(noisy, sigma, buckets, columns)
     return None if reading is None else (reading.lower, reading.upper)

@@ -249,6 +249,30 @@ def test_measured_grid_keeps_bounds_and_zero_alone_and_compose_keeps_the_mass() 
                                chosen.masses["gain"])
 
 
+def test_measured_grid_keeps_a_continuous_columns_bounds_and_zero_alone() -> None:
+    """A continuous column's fine cells at its bounds and at 0 are grid cells of their own (a
+    0 fee, a top-code): their piles are measured at the grid's noise, not only the fine one's.
+    Where the grid is the fine grid nothing changes."""
+    from synthpriv.marginals.compress import measured_grid
+
+    schema = parse_schema({"columns": [
+        {"name": "fee", "kind": "continuous", "lower": -50, "upper": 300},
+        {"name": "rate", "kind": "continuous", "lower": 1, "upper": 9},
+    ]}, "test")
+    domain = TableEncoder(schema).domain
+    grid = measured_grid(schema, domain, records=1500, sigma=18.0)
+    edges = schema.columns[0].bin_edges()
+    zero = int(np.searchsorted(edges, 0, side="right") - 1)
+    for name, alone in (("fee", (0, zero, domain["fee"] - 1)), ("rate", (0, domain["rate"] - 1))):
+        cells = grid.maps[name]
+        assert np.all(np.diff(cells) >= 0) and grid.coarse[name] < 60
+        for cell in alone:
+            assert (cells == cells[cell]).sum() == 1, (name, cell)
+        assert (cells == cells[1]).sum() > 1  # the cell next to a bound is not alone
+    fine = measured_grid(schema, domain, records=10**7, sigma=1.0)
+    assert np.array_equal(fine.maps["fee"], np.arange(domain["fee"]))
+
+
 def test_without_a_public_count_the_plan_buys_one_to_size_the_grid() -> None:
     schema = parse_schema({"columns": [
         {"name": "age", "kind": "integer", "lower": 0, "upper": 99},
