@@ -274,7 +274,9 @@ def measured_grid(
 ) -> Coarsening:
     """Groups of consecutive fine cells an adaptive numeric column is measured on, about
     ``grid_cells`` of them of equal width; a fine cell one integer wide among wider ones (a bound,
-    or 0: ``NumericColumn.bin_edges``) stays a cell of its own. Other columns are unchanged.
+    or 0: ``NumericColumn.bin_edges``) and a declared point mass's cell (``point_masses``) stay
+    cells of their own (lone cells: ``spread_lone_noise`` shares one's mass when it is not
+    significant, so a declared value holding nothing makes no spike). Other columns are unchanged.
     A function of the public grid and of ``records`` (public or DP) only."""
     maps, masses, sizes = {}, {}, {}
     for column in schema.modelled:
@@ -287,6 +289,7 @@ def measured_grid(
             widths = np.diff(column.bin_edges())
             point = (widths == 1) & (widths.max() > 1) if column.kind == "integer" else \
                 np.zeros(values, dtype=bool)
+            point[column.point_mass_cells()] = True  # declared point masses: lone cells too
             breaks = np.ones(values, dtype=bool)
             breaks[1:] = (base[1:] != base[:-1]) | point[1:] | point[:-1]
             groups = np.cumsum(breaks) - 1
