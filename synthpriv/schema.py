@@ -395,8 +395,13 @@ class NumericColumn(_Strict):
                 return np.unique(np.concatenate([inner, points])).astype(float)
         edges = np.linspace(self.lower, self.upper, (self.bins or FINE_CELLS) + 1)
         if self.kind == "continuous" and self.adaptive and self.point_masses:
-            points = [edge for v in self.point_masses for edge in _point_cell(v)]
-            edges = np.unique(np.concatenate([edges, points]))
+            # no sliver beside a point mass's cell: a grid edge closer than half a cell to it
+            # goes (a sliver's values would need more decimals than the column's)
+            half = (self.upper - self.lower) / FINE_CELLS / 2
+            points = np.array([edge for v in self.point_masses for edge in _point_cell(v)])
+            near = np.abs(edges[:, None] - points[None, :]).min(axis=1) < half
+            near[[0, -1]] = False
+            edges = np.unique(np.concatenate([edges[~near], points]))
         return edges
 
     def point_mass_cells(self) -> np.ndarray:
