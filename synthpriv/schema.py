@@ -397,9 +397,16 @@ class NumericColumn(_Strict):
         if self.kind == "continuous" and self.adaptive and self.point_masses:
             # no sliver beside a point mass's cell: a grid edge closer than half a cell to it
             # goes (a sliver's values would need more decimals than the column's)
+            # (nor beside a bound: a point mass within half a cell of one takes the sliver in,
+            # [lower, nextafter(v)) or [v, upper], and is written at v: a DP bound of -2⁻¹⁶ below
+            # a heap at 0 would otherwise release -0.00001)
             half = (self.upper - self.lower) / FINE_CELLS / 2
-            points = np.array([edge for v in self.point_masses for edge in _point_cell(v)])
-            near = np.abs(edges[:, None] - points[None, :]).min(axis=1) < half
+            cells = [_point_cell(v) for v in self.point_masses]
+            points = np.array(
+                [left for left, _ in cells if not self.lower < left < self.lower + half]
+                + [right for _, right in cells if not self.upper - half < right < self.upper])
+            near = np.abs(edges[:, None] - points[None, :]).min(axis=1) < half if len(points) \
+                else np.zeros(len(edges), dtype=bool)
             near[[0, -1]] = False
             edges = np.unique(np.concatenate([edges[~near], points]))
         return edges

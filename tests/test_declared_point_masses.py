@@ -138,6 +138,26 @@ def test_no_sliver_beside_a_point_mass_adds_decimals() -> None:
     assert written.max() <= int(np.ceil(-np.log10(regular))) + 1
 
 
+@pytest.mark.parametrize("lower, upper, value", [
+    (-2.0**-16, 1.0, 0.0), (0.0, 1.0, 1.0 - 2.0**-16), (0.0, 1.0, 0.0), (0.0, 1.0, 1.0)])
+def test_a_point_mass_beside_a_bound_takes_the_sliver_in(lower, upper, value) -> None:
+    """A heap at 0 under a DP lower bound of -2⁻¹⁶ (Bikeshare's windspeed): no cell [-2⁻¹⁶, 0)
+    is left to release -0.00001 from; the point mass's cell reaches the bound and every value
+    decoded is inside the bounds with the grid's decimals, the point mass written exactly."""
+    column = NumericColumn(name="x", kind="continuous", lower=lower, upper=upper,
+                           point_masses=[value])
+    edges = column.bin_edges()
+    (cell,) = column.point_mass_cells()
+    assert edges[cell] <= value < edges[cell + 1] or (value == upper and cell == len(edges) - 2)
+    others = np.setdiff1d(np.arange(len(edges) - 1), [cell])
+    assert np.diff(edges)[others].min() >= (upper - lower) / 1024 / 2
+    encoder = TableEncoder(parse_schema({"columns": [column.model_dump()]}, "test"))
+    values = encoder.decode(np.repeat(np.arange(len(edges) - 1), 5)[:, None],
+                            np.random.default_rng(0))["x"].astype(float)
+    assert values.between(lower, upper).all() and (values >= 0).all()
+    assert (values[np.repeat(np.arange(len(edges) - 1), 5) == cell] == value).all()
+
+
 def test_a_declared_heap_keeps_its_mass_between_two_and_the_union_bound_sigma() -> None:
     """compose: a declared point mass is a public pre-selection, so its lone cell keeps its noisy
     mass from 2σ (POINT_SIGNIFICANCE), not only from the √(2 ln cells)·σ union bound over the
