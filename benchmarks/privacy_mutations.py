@@ -100,8 +100,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "categories kept by their exact count against the threshold"),
     Mutation(
         "threshold-delta-not-split", "synthpriv/privacy/domain_budget.py",
-        "sigma, delta / len(discovered), neighbouring, epsilon, rows_per_person)",
-        "sigma, delta, neighbouring, epsilon, rows_per_person)",
+        "selection_threshold(\n            sigma, delta / shares, neighbouring, epsilon,",
+        "selection_threshold(\n            sigma, delta, neighbouring, epsilon,",
         ("tests/privacy/test_domain_randomness.py", "tests/privacy/test_domain_mechanisms.py"),
         "each discovered column's threshold takes the whole δ share (not split over columns)"),
     Mutation(
@@ -283,6 +283,18 @@ MUTATIONS: tuple[Mutation, ...] = (
         "    return histogram_l1_sensitivity(neighbouring)",
         ("tests/test_auto_kinds.py",),
         "data.person: singleton counts noised for one row's sensitivity, not k"),
+    Mutation(
+        "heap-noise-below-plan", "synthpriv/domain_stage.py",
+        'heaps = noisy_selection(counter, plan.noise["heap_sigma"],',
+        'heaps = noisy_selection(counter, plan.noise["heap_sigma"] / 2,',
+        ("tests/privacy/test_heap_discovery.py",),
+        "heap discovery's exact-value counts noised at half the σ the ledger records"),
+    Mutation(
+        "heap-threshold-skipped", "synthpriv/domain_stage.py",
+        '                                    int(plan.noise["heap_threshold"]), source)',
+        "                                    1, source)",
+        ("tests/privacy/test_heap_discovery.py",),
+        "heap discovery keeps every value present (no partition-selection threshold)"),
 )
 
 

@@ -101,6 +101,7 @@ class DomainStage(Stage):
         self.bounds = [c.name for c in unresolved if isinstance(c, NumericColumn)]
         self.categories = [c.name for c in unresolved if isinstance(c, CategoricalColumn)]
         self.kinds = job.schema.auto
+        self.heaps = heap_columns(job.schema)
         budget = job.config.budget
         self.delta = budget.domain_delta_share * budget.delta
         self.epsilon = budget.epsilon
@@ -109,23 +110,29 @@ class DomainStage(Stage):
         # the kept values hold (their noisy counts over that total): post-processing only
         self.present: dict[str, float] = {}
         self.kept_shares: dict[str, float] = {}
+        # per heap column, the values heap discovery kept with their noisy counts (DP outputs)
+        self.heap_counts: dict[str, dict[float, int]] = {}
 
     def plan(self, rho: float) -> StagePlan:
         if rho <= 0:
             return StagePlan(self.name, 0.0, 0.0, [])
         noise = plan_domain_noise(rho, self.bounds, self.categories, self.delta,
                                   self.context.neighbouring, self.epsilon, self.kinds,
-                                  self.context.rows_per_person or 1)
+                                  self.context.rows_per_person or 1, self.heaps)
         figures = {"sigma": noise.sigma, "noise_multiplier": noise.multiplier}
         if self.bounds or self.kinds:  # may get DP bounds (public): false buckets split over them
             figures["bounded_columns"] = len(self.bounds) + len(self.kinds)
         if noise.kind_sigma is not None:
             figures["kind_sigma"] = noise.kind_sigma
             figures["singleton_sigma"] = noise.singleton_sigma
+        if noise.heap_sigma is not None:
+            figures["heap_sigma"] = noise.heap_sigma
+            figures["heap_threshold"] = float(noise.heap_threshold)
+        if noise.threshold is not None or noise.heap_sigma is not None:
+            figures["delta_thresholds"] = noise.delta_per_column * (
+                len(self.categories) + len(self.kinds)) + noise.heap_delta * len(self.heaps)
         if noise.threshold is not None:
             figures["category_threshold"] = float(noise.threshold)
-            figures["delta_thresholds"] = noise.delta_per_column * (
-                len(self.categories) + len(self.kinds))
         return StagePlan(self.name, 0.0, rho, noise.events, figures)
 
     def run(
@@ -162,11 +169,16 @@ class DomainStage(Stage):
                    else Buckets(schema.column(name).kind) for name in bounds}
         bucket_counts = {name: np.zeros(b.size, dtype=np.int64) for name, b in buckets.items()}
         value_counts: dict[str, Counter] = {name: Counter() for name in categories}
+        heap_counts: dict[str, Counter] = {
+            name: Counter() for name in bounds if name in self.heaps
+            and not isinstance(schema.column(name), DatetimeColumn)}
         for chunk in chunks:
             for name, grid in buckets.items():
                 bucket_counts[name] += grid.counts(chunk[name].to_numpy(dtype=float))
             for name, counter in value_counts.items():
                 counter.update(chunk[name].dropna().value_counts().to_dict())
+            for name, counter in heap_counts.items():
+                counter.update(exact_values(chunk[name], schema.column(name)))
         sigma = plan.noise["sigma"]
         found: dict[str, dict] = {}
         columns = int(plan.noise["bounded_columns"]) if buckets else 1  # false buckets: per job
@@ -179,6 +191,13 @@ class DomainStage(Stage):
             found[name] = self._categories(schema.column(name), list(kept))
             if name in self.present:
                 self.kept_shares[name] = kept_share(kept, self.present[name])
+        for name, counter in heap_counts.items():
+            heaps = noisy_selection(counter, plan.noise["heap_sigma"],
+                                    int(plan.noise["heap_threshold"]), source)
+            self.heap_counts[name] = heaps
+            if found[name].get("kind") != "categorical":  # not released all missing
+                found[name]["point_masses"] = point_masses(schema.column(name), found[name],
+                                                           list(heaps))
         ledger.extend(plan.events)
         raw = schema.model_dump()
         for column in raw["columns"]:
@@ -249,6 +268,37 @@ class DomainStage(Stage):
         return {"categories": kept, "unknown_categories": "missing"}
 
 
+def heap_columns(schema: Schema) -> list[str]:
+    """The columns heap discovery measures: every numeric column whose bounds are bought (on
+    the adaptive grid; not a date or datetime: no point masses there, docs/schema.md), then
+    every auto column (whatever kind it is decided: the plan is fixed before any data is read).
+    Public: the schema only."""
+    return [c.name for c in schema.unresolved if isinstance(c, NumericColumn)
+            and not isinstance(c, DatetimeColumn) and c.adaptive] + list(schema.auto)
+
+
+def exact_values(values: pd.Series, column: NumericColumn) -> dict[float, int]:
+    """How many cells of ``values`` hold each exact number (whole numbers for an integer
+    column, as encoding reads them): the heap histogram's counts (sensitivity Δ₂: a row is in
+    one value). Never released; only ``noisy_selection`` reads them."""
+    numbers = pd.to_numeric(values, errors="coerce").dropna()
+    numbers = numbers[np.isfinite(numbers)]
+    if column.kind == "integer":
+        numbers = numbers.round()
+    return numbers.astype(float).value_counts().to_dict()
+
+
+def point_masses(column: NumericColumn, domain: dict, heaps: list[float]) -> list[float] | None:
+    """The column's ``point_masses`` from its public ones and the values heap discovery kept
+    (``heaps``: DP outputs), those inside its bounds (``domain``: the DP or public bounds) and
+    with no more decimals than its ``precision``; None if there are none. Post-processing."""
+    lower, upper = domain["lower"], domain["upper"]
+    values = sorted({float(v) for v in (column.point_masses or []) + heaps
+                     if lower <= v <= upper and (column.precision is None
+                                                 or round(v, column.precision) == v)})
+    return values or None
+
+
 def kept_share(kept: dict[str, int], present: float) -> float:
     """The share of a column's non-empty cells its kept values hold, from DP outputs only: their
     noisy counts (``noisy_selection``) over the noisy non-empty total ``present`` (the column's
@@ -287,7 +337,8 @@ def with_domain_step(
         raise ConfigError(f"{job.source}: " + "; ".join(problems) + ". Nothing was read.")
     share = budget.domain_share
     if share is None:
-        share = domain_share(len(unresolved), len(job.schema.modelled), len(job.schema.auto))
+        share = domain_share(len(unresolved), len(job.schema.modelled), len(job.schema.auto),
+                             len(heap_columns(job.schema)))
     return [(DomainStage(job, context), share)] + [(s, w * (1 - share)) for s, w in stages]
 
 

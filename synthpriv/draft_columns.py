@@ -8,7 +8,8 @@ that ``run`` accepts the file it was drafted from. The rules, in order:
   null, …) is a finite number, or at least ``NUMERIC_SHARE`` of them are (the rest are then read
   as missing: ``coerce: true``). Whole numbers are ``integer`` — unless they are a row number
   (unique and consecutive: ``id``) — else ``continuous`` with the decimals of the cells' text
-  (``decimals``; float artefacts such as ``3.200000047683716`` read as their short form);
+  (``decimals``; float artefacts such as ``3.200000047683716`` read as their short form); the
+  values holding ≥ 1 % of its cells (seen twice or more, at most 20) as its ``point_masses``;
 * dates: every such cell parses under one of the public ``DATE_FORMATS`` / ``DATETIME_FORMATS``
   or as ISO 8601 with a zone: ``date`` / ``datetime`` with that format;
 * keys: unique values, short and without spaces: ``id`` (with the shape of the keys as its
@@ -40,6 +41,8 @@ NUMERIC_SHARE = 0.9  # a column with ≥ 90 % numbers is numeric; its few text c
 NEAR_UNIQUE = 0.5  # distinct / non-missing above this: an identifier or free text
 LONG_TEXT = 50  # mean characters of a distinct value above this: free text
 MAX_KEY_CHARS = 40
+HEAP_SHARE = 0.01  # a value holding ≥ 1 % of a numeric column's cells is drafted a point mass
+MAX_HEAPS = 20  # at most this many point masses per column (the most frequent)
 ROW_NUMBER_FORMAT = "9" * 20  # fresh row keys: 20 digits (10^20 ≥ 2^64 keys, synthpriv.ids)
 KEY_NAME = re.compile(r"(?i)^(rownames|row|index|id|key)$|[_.\s-](id|key)$|[a-z]ID$")
 _OFFSET = re.compile(r"([+-]\d\d):?(\d\d)$")
@@ -90,11 +93,25 @@ def _numeric(entry: dict, text: pd.Series, numbers: pd.Series, coerce: bool,
         entry["lower"] = plain(math.floor(entry["lower"] * scale) / scale)
         entry["upper"] = plain(math.ceil(entry["upper"] * scale) / scale)
     entry["missing"] = missing
+    masses = heaps(numbers, entry.get("precision"))
+    if masses:
+        entry["point_masses"] = masses
     if coerce:
         entry["coerce"] = True
         note = (f"column '{entry['name']}' is numeric; its cells that are not numbers (missing "
                 "markers such as NA, or a few text cells) are read as missing (coerce: true)")
     return entry, note
+
+
+def heaps(numbers: pd.Series, precision: int | None = None) -> list[float | int]:
+    """The values holding at least ``HEAP_SHARE`` of a numeric column's non-missing cells (and
+    seen twice or more: a value seen once is one person's), the ``MAX_HEAPS`` most frequent, in
+    order: the draft's ``point_masses`` (read from the data: not private, like its bounds). A
+    float artefact with more decimals than ``precision`` is left out (the schema refuses it)."""
+    counts = numbers.value_counts()
+    kept = counts[(counts >= max(2.0, HEAP_SHARE * len(numbers)))].head(MAX_HEAPS)
+    return [plain(value) for value in sorted(kept.index)
+            if precision is None or round(value, precision) == value]
 
 
 def _dates(entry: dict, present: pd.Series, missing: bool) -> tuple[dict, str] | None:

@@ -23,6 +23,7 @@ from synthpriv.datetimes import format_times
 from synthpriv.domain import Dataset, Domain
 from synthpriv.ids import KeyMaker
 from synthpriv.schema import (
+    FINE_CELLS,
     UNMODELLED,
     CategoricalColumn,
     DatetimeColumn,
@@ -109,7 +110,8 @@ class TableEncoder:
         ``decimals`` without one, within its bounds), NaN for the missing code, derived columns
         from their source. A bin flagged in ``atoms`` (a point mass the noisy fine counts found,
         ``compress.heaped``) is decoded at its roundest value (``roundest``): the value a heap
-        sits on (not for date/datetime columns: see below). Post-processing: costs no budget."""
+        sits on (not for date/datetime columns: see below); a declared point mass's own cell
+        (``NumericColumn.point_masses``) at exactly its value. Post-processing: costs no budget."""
         atoms = atoms or {}
         columns = {}
         for j, column in enumerate(self.schema.modelled):
@@ -164,7 +166,7 @@ class TableEncoder:
             values = _within(_round(values, digits), low, high, last, digits)
             values = _round(spread_clipped(column, values, code, len(edges) - 1, rng), digits)
             lower, upper = _inward(column.lower, column.upper, digits)
-            values = np.clip(values, lower, upper) + 0.0  # no -0.0
+            values = at_point_masses(column, np.clip(values, lower, upper) + 0.0, code)  # no -0.0
             return pd.Series(values).mask(missing)
         first = np.ceil(low)
         top = np.where(last, np.floor(high), np.ceil(high) - 1)
@@ -176,8 +178,23 @@ class TableEncoder:
             values[at] = points[code[at]]
         values = spread_clipped(column, values, code, len(edges) - 1, rng, whole=True)
         values = np.clip(values, math.ceil(column.lower), math.floor(column.upper))
+        values = at_point_masses(column, values, code)
         series = pd.Series(values.astype(np.int64))
         return series.astype("Int64").mask(missing) if column.missing else series
+
+
+def at_point_masses(column: NumericColumn, values: np.ndarray, code: np.ndarray) -> np.ndarray:
+    """``values`` with every row decoded in a declared point mass's own fine cell
+    (``NumericColumn.point_mass_cells``) set to exactly that value: never the cell's roundest
+    value, never spread (not by ``spread_clipped`` either: the value is known to be there).
+    Post-processing of the public schema: no budget."""
+    cells = column.point_mass_cells()
+    if not len(cells):
+        return values
+    values = np.asarray(values, dtype=float).copy()
+    for cell, value in zip(cells, column.point_masses or (), strict=True):
+        values[code == cell] = value
+    return values
 
 
 SPREAD_BINS = 32  # the clipped rows spread over 1/32 of the range: one of the adaptive domain's
@@ -208,6 +225,9 @@ def spread_clipped(column: NumericColumn, values: np.ndarray, code: np.ndarray, 
     return values
 
 
+MAX_DECIMALS = 17  # a double's significant digits: more decimals than that carry nothing
+
+
 def decimals(column: NumericColumn, edges: np.ndarray) -> np.ndarray:
     """Decimals a continuous column's released values carry, per fine cell: its ``precision``
     when declared, else one more than the cell's width needs (a step of at most a tenth of the
@@ -217,9 +237,15 @@ def decimals(column: NumericColumn, edges: np.ndarray) -> np.ndarray:
     widths = np.diff(np.asarray(edges, dtype=float))
     if column.precision is not None:
         return np.full(len(widths), column.precision, dtype=np.int64)
+    if column.point_masses and column.adaptive:  # a cell beside a point mass's is ≥ half a
+        # fine cell (``bin_edges``): it takes the fine cells' decimals, as does the point
+        # mass's own (its rows are written at the point mass, ``at_point_masses``)
+        widths = np.maximum(widths, (column.upper - column.lower) / FINE_CELLS)
     positive = widths > 0
     needed = np.ceil(-np.log10(np.where(positive, widths, 1.0))) + 1
-    return np.maximum(0, np.where(positive, needed, 0)).astype(np.int64)
+    # at most MAX_DECIMALS: a point mass's own cell (one float wide, at 0: 5e-324) would
+    # otherwise ask for 10^324 (overflow); its rows are written at the point mass anyway
+    return np.clip(np.where(positive, needed, 0), 0, MAX_DECIMALS).astype(np.int64)
 
 
 def _round(values: np.ndarray, digits: np.ndarray) -> np.ndarray:

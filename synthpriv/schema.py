@@ -252,6 +252,38 @@ class NumericColumn(_Strict):
         "fractions in an integer column are rounded, instead of refusing the table (set by the "
         "DP kind decision of an 'auto' column; needs missing: true)",
     )
+    point_masses: list[float] | None = Field(
+        default=None, description="values the column piles up on (0, a top-code, a default "
+        "rate), public knowledge or found under DP by the domain step: each gets a fine cell of "
+        "its own on the adaptive grid, decoded at exactly that value (adaptive columns only: no "
+        "bins or edges)",
+    )
+
+    @model_validator(mode="after")
+    def _check_point_masses(self) -> NumericColumn:
+        if not self.point_masses:
+            return self
+        name = self.name
+        if not self.adaptive:
+            raise ValueError(f"'{name}': point_masses take cells on the adaptive grid; drop "
+                             "'bins'/'edges', or drop point_masses (an explicit edge can make "
+                             "a cell [v, v+1) itself)")
+        for value in self.point_masses:
+            if not math.isfinite(value):
+                raise ValueError(f"'{name}': point mass {value} is not a finite number")
+            if self.kind == "integer" and value != round(value):
+                raise ValueError(f"'{name}' is an integer column: point mass {value} is not a "
+                                 "whole number; round it or declare the column continuous")
+            if self.precision is not None and round(value, self.precision) != value:
+                raise ValueError(f"'{name}': point mass {value} has more than precision = "
+                                 f"{self.precision} decimals; round it or raise precision")
+            low, high = self.lower, self.upper
+            if (low is not None and value < low) or (high is not None and value > high):
+                raise ValueError(f"'{name}': point mass {value} lies outside its bounds "
+                                 f"[{low}, {high}]; drop it or widen the bounds")
+        if len(set(self.point_masses)) != len(self.point_masses):
+            raise ValueError(f"'{name}': point_masses repeat a value: {self.point_masses}")
+        return self
 
     @model_validator(mode="after")
     def _check_coerce(self) -> NumericColumn:
@@ -343,8 +375,10 @@ class NumericColumn(_Strict):
         the number of integers). Without either, the fine grid of an adaptive column: one cell
         per integer when there are at most FINE_CELLS, else about FINE_CELLS equal-width cells,
         with the bounds (and -1, 0 and 1, for integers) as cells of their own, since top-codes,
-        zeros and "-1 = not applicable" codes are where real columns pile up. The grid is
-        public: it depends on the bounds only.
+        zeros and "-1 = not applicable" codes are where real columns pile up. Each of
+        ``point_masses`` v gets a cell of its own too: [v, v+1) for integers, [v, nextafter(v))
+        for continuous columns, which holds v alone.
+        The grid is public: it depends on the bounds and the point masses only.
         """
         if self.edges is not None:
             return np.asarray(self.edges, dtype=float)
@@ -357,8 +391,42 @@ class NumericColumn(_Strict):
                 inner = np.round(np.linspace(lower + 1, upper, FINE_CELLS - 1))
                 points = [lower, lower + 1, upper, upper + 1]
                 points += [p for p in (-1, 0, 1, 2) if lower < p <= upper]
+                points += [p + step for p in self.point_masses or () for step in (0, 1)]
                 return np.unique(np.concatenate([inner, points])).astype(float)
-        return np.linspace(self.lower, self.upper, (self.bins or FINE_CELLS) + 1)
+        edges = np.linspace(self.lower, self.upper, (self.bins or FINE_CELLS) + 1)
+        if self.kind == "continuous" and self.adaptive and self.point_masses:
+            # no sliver beside a point mass's cell: a grid edge closer than half a cell to it
+            # goes (a sliver's values would need more decimals than the column's)
+            # (nor beside a bound: a point mass within half a cell of one takes the sliver in,
+            # [lower, nextafter(v)) or [v, upper], and is written at v: a DP bound of -2⁻¹⁶ below
+            # a heap at 0 would otherwise release -0.00001)
+            half = (self.upper - self.lower) / FINE_CELLS / 2
+            cells = [_point_cell(v) for v in self.point_masses]
+            points = np.array(
+                [left for left, _ in cells if not self.lower < left < self.lower + half]
+                + [right for _, right in cells if not self.upper - half < right < self.upper])
+            near = np.abs(edges[:, None] - points[None, :]).min(axis=1) < half if len(points) \
+                else np.zeros(len(edges), dtype=bool)
+            near[[0, -1]] = False
+            edges = np.unique(np.concatenate([edges[~near], points]))
+        return edges
+
+    def point_mass_cells(self) -> np.ndarray:
+        """Index in ``bin_edges`` of the fine cell each of ``point_masses`` holds alone (empty
+        without point masses)."""
+        if not self.point_masses or not self.adaptive:
+            return np.zeros(0, dtype=np.int64)
+        edges = self.bin_edges()
+        values = np.asarray(self.point_masses, dtype=float)
+        cells = np.searchsorted(edges, values, side="right") - 1
+        return np.clip(cells, 0, len(edges) - 2).astype(np.int64)
+
+
+def _point_cell(value: float) -> tuple[float, float]:
+    """The edges of a continuous point mass's own cell: [v, nextafter(v)), which holds v alone
+    (at the upper bound the grid then ends one float above it: values are clipped to the bound
+    first, so that cell holds the bound alone)."""
+    return value, float(np.nextafter(value, np.inf))
 
 
 class DatetimeColumn(NumericColumn):
@@ -377,6 +445,7 @@ class DatetimeColumn(NumericColumn):
     )
     derived_from: None = None  # type: ignore[assignment]
     precision: None = None  # type: ignore[assignment]
+    point_masses: None = None  # type: ignore[assignment]  # not for dates (docs/schema.md)
 
     @model_validator(mode="before")
     @classmethod

@@ -21,8 +21,9 @@ from synthpriv.schema import repeated
 from synthpriv.table import duplicate_header_message, frame_cells, header_names, written_and_resolved
 
 WARNING = (
-    "WARNING: this schema was drafted FROM THE DATA. Its bounds, category lists and precisions "
-    "(the most decimals seen in a column's cells) are NOT private (a maximum is one person's "
+    "WARNING: this schema was drafted FROM THE DATA. Its bounds, category lists, point masses "
+    "(values holding 1 % of a column's cells or more) and precisions (the most decimals seen "
+    "in a column's cells) are NOT private (a maximum is one person's "
     "value). Review every domain and replace it with public knowledge before you release "
     "anything made with it, then delete the 'drafted_by' line: until then, runs and the manifest "
     "flag the schema as a draft."

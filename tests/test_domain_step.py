@@ -19,6 +19,7 @@ from synthpriv.errors import ConfigError, DataError, SchemaError
 from synthpriv.pipeline import plan_job, resolve_domain
 from synthpriv.privacy.accountant import Ledger, ThresholdEvent
 from synthpriv.privacy.bounds import Buckets
+from synthpriv.privacy.domain_budget import HEAP_NOISE_FACTOR
 from synthpriv.privacy.randomness import RandomSource
 from synthpriv.runner import run_job
 from synthpriv.schema import CategoricalColumn, parse_schema
@@ -56,7 +57,8 @@ def test_the_plan_puts_the_domain_step_first_with_its_share(tmp_path: Path, caps
     assert domain.rho == pytest.approx(0.05 / 0.95 * plan.stages[1].rho)
     thresholds = [e for e in domain.events if isinstance(e, ThresholdEvent)]
     assert [e.label for e in thresholds] == ["category threshold: colour",
-                                             "category threshold: shape"]
+                                             "category threshold: shape",
+                                             "heap threshold: size", "heap threshold: weight"]
     assert sum(e.delta for e in thresholds) <= 0.1 * 1e-5
     assert plan.epsilon <= 1.0
     assert main(["plan", str(tmp_path / "job.yaml")]) == 0
@@ -74,13 +76,16 @@ def test_the_default_share_gives_the_domain_counts_msts_one_way_noise(
     config["data"]["public_records"] = 400  # no noisy count: MST's 1-way round is a third
     path.write_text(yaml.safe_dump(config))
     mst_plan, mst_stages = plan_job(load_job(path))
-    assert mst_stages[0][1] == pytest.approx(0.25)  # k = d = 4: s = (1/3) / (1 + 1/3)
+    # k = d = 4 histograms and 2 heap histograms (size, weight) at 1/F² each:
+    # s = w / (1 + w), w = (4 + 2/F²)/(3·4)
+    weight = (4 + 2 / HEAP_NOISE_FACTOR**2) / 12
+    assert mst_stages[0][1] == pytest.approx(weight / (1 + weight))
     domain = mst_plan.stages[0]
     assert domain.noise["sigma"] == pytest.approx(mst_plan.stages[1].noise["sigma_one_way"])
-    assert domain.rho == pytest.approx(0.25 / 0.75 * mst_plan.stages[1].rho)
+    assert domain.rho == pytest.approx(weight * mst_plan.stages[1].rho)
     config["pipeline"]["recipe"] = recipe  # the same share whatever the recipe
     path.write_text(yaml.safe_dump(config))
-    assert plan_job(load_job(path))[1][0][1] == pytest.approx(0.25)
+    assert plan_job(load_job(path))[1][0][1] == pytest.approx(weight / (1 + weight))
 
 
 def test_a_public_schema_has_no_domain_step(tmp_path: Path) -> None:
@@ -289,8 +294,10 @@ def test_replace_one_thresholds_carry_the_two_sided_delta(tmp_path: Path) -> Non
     domain = plan.stages[0]
     threshold = int(domain.noise["category_threshold"])
     expected = selection_delta(domain.noise["sigma"], threshold, "replace_one", 1.0)
+    heap = selection_delta(domain.noise["heap_sigma"], int(domain.noise["heap_threshold"]),
+                           "replace_one", 1.0)
     deltas = [e.delta for e in domain.events if isinstance(e, ThresholdEvent)]
-    assert deltas == pytest.approx([expected, expected])
+    assert deltas == pytest.approx([expected, expected, heap, heap])
     assert sum(deltas) <= 0.1 * 1e-5 and plan.epsilon <= 1.0
 
 

@@ -17,6 +17,16 @@ events are then an upper bound on what ran): it counts among the k, and among th
 discovery threshold takes a share of δ (it may be decided categorical). A person-level bound k
 (several rows per person) multiplies ``histogram_l2_sensitivity`` and ``singleton_sensitivity``:
 those two functions are the one place to change.
+
+Heap discovery. Each auto column and each numeric column whose bounds are bought (not date or
+datetime: ``heaps``) adds one histogram of its exact values (sensitivity Δ₂, each row in one
+value) at ``HEAP_NOISE_FACTOR`` times the noise, thresholded by partition selection at that σ:
+the kept values become the column's ``point_masses`` (synthpriv.domain_stage). A heap worth a
+cell of its own holds ≥ ~5 % of the rows, so coarser noise suffices: each costs 1/F² of a domain
+histogram, ρ = (k + 2·k_a/F_K² + h/F²)/(2z²), and its threshold takes an equal share of the same
+δ split as the category thresholds (one ThresholdEvent per column). An auto column decided
+categorical, text or id, and a column decided date, runs no heap histogram: the ledger's
+events are then an upper bound on what ran.
 """
 
 from __future__ import annotations
@@ -30,6 +40,20 @@ from synthpriv.privacy.partition import selection_threshold
 
 KIND_NOISE_FACTOR = 2.0  # an auto column's kind statistics: twice the domain histograms' noise
 KIND_STATISTICS = 2  # per auto column: its class histogram and its singleton count
+# F: a column's exact-value (heap) counts carry F times the domain histograms' noise (σ_h = F·σ,
+# 1/F² of a histogram's ρ). Chosen from the noise arithmetic: a heap is kept half the time at the
+# threshold T_h ≈ 5.4·σ_h and nearly always (97.7 %) at T_h + 2σ_h ≈ 7.4·F·σ rows. On the
+# development suite's safe drafts (every column auto, default share, ε = 1, δ = 1e-5) F = 1.25
+# gives T_h + 2σ_h = 282 rows on Wage (2,400 train rows: 11.8 %; its 7 years hold 12–17 % each),
+# 332 on Bikeshare (6,916: 4.8 %; windspeed 0.1343 holds 9.9 %), 269 on randhie (16,152: 1.7 %;
+# lncoins 3.258096 holds 20 %), 332 on Adult (32,561: 1.0 %): a heap of 5 % (worth a cell of
+# its own) is kept nearly always on the development tables but Wage. Its cost: the domain σ and
+# the category threshold T rise ~7–9 % (Wage T 151 → 165) and the recipe keeps 0.584 of ρ
+# instead of 0.667 (the default domain share grows by the heap histograms' ρ). F = 1.5 (σ +5 %,
+# the recipe 0.607) missed Wage's 2009 (12.4 %) about one draw in 9: T_h + 2σ_h = 13.8 %; F = 1
+# costs the recipe 18 % of its ρ. Measured: benchmarks/README.md, "heaps"; never tuned on a
+# held-out table.
+HEAP_NOISE_FACTOR = 1.25
 
 
 def singleton_sensitivity(neighbouring: str, rows_per_person: int = 1) -> float:
@@ -56,23 +80,30 @@ class DomainNoise:
     events: list[PrivacyEvent] = field(default_factory=list)
     kind_sigma: float | None = None
     singleton_sigma: float | None = None
+    heap_sigma: float | None = None
+    heap_threshold: int | None = None
+    heap_delta: float = 0.0  # δ of one column's heap threshold
 
 
 def plan_domain_noise(
     rho: float, bounds: list[str], categories: list[str], delta: float, neighbouring: str,
     epsilon: float, kinds: list[str] | tuple[str, ...] = (), rows_per_person: int = 1,
+    heaps: list[str] | tuple[str, ...] = (),
 ) -> DomainNoise:
     """Noise for DP bounds of the columns ``bounds``, DP categories of ``categories`` and the
     kind, then the bounds or categories, of the auto columns ``kinds``, from zCDP ``rho``; the
     discovery thresholds (``categories`` and ``kinds``) spend at most ``delta`` in all (split
     equally), under the job's target ``epsilon`` (replace-one's δ depends on it). Per person
     (``rows_per_person`` k > 1: data.person) every histogram's sensitivity is k times a row's
-    and the thresholds' δ is the per-person one (synthpriv.privacy.partition)."""
+    and the thresholds' δ is the per-person one (synthpriv.privacy.partition). ``heaps``: the
+    columns whose exact-value counts are measured at ``HEAP_NOISE_FACTOR`` × σ and thresholded
+    (heap discovery, see the module docstring); their thresholds share ``delta`` too."""
     histograms = len(bounds) + len(categories) + len(kinds)
     if rho <= 0 or histograms == 0:
         raise ValueError("the domain step needs ρ > 0 and at least one column")
     kind_weight = KIND_STATISTICS * len(kinds) / KIND_NOISE_FACTOR**2
-    multiplier = math.sqrt((histograms + kind_weight) / (2.0 * rho))
+    heap_weight = len(heaps) / HEAP_NOISE_FACTOR**2
+    multiplier = math.sqrt((histograms + kind_weight + heap_weight) / (2.0 * rho))
     sensitivity = histogram_l2_sensitivity(neighbouring, rows_per_person)
     sigma = multiplier * sensitivity
     parts = [f"bounds (bucket histograms) of {', '.join(bounds)}"] * bool(bounds) + [
@@ -93,19 +124,31 @@ def plan_domain_noise(
                                   "counts: near-unique text and ids) of " + ", ".join(kinds))]
     threshold, per_column = None, 0.0
     discovered = list(categories) + list(kinds)
+    shares = len(discovered) + len(heaps)  # one δ split over every thresholded histogram
     if discovered:
         threshold, per_column = selection_threshold(
-            sigma, delta / len(discovered), neighbouring, epsilon, rows_per_person)
+            sigma, delta / shares, neighbouring, epsilon, rows_per_person)
         events += [ThresholdEvent(per_column, label=f"category threshold: {name}")
                    for name in discovered]
-    return DomainNoise(multiplier, sigma, threshold, per_column, events, kind_sigma,
-                       singleton_sigma)
+    noise = DomainNoise(multiplier, sigma, threshold, per_column, events, kind_sigma,
+                        singleton_sigma)
+    if heaps:
+        heap_multiplier = HEAP_NOISE_FACTOR * multiplier
+        noise.heap_sigma = heap_multiplier * sensitivity
+        noise.heap_threshold, noise.heap_delta = selection_threshold(
+            noise.heap_sigma, delta / shares, neighbouring, epsilon, rows_per_person)
+        events.append(DiscreteGaussianEvent(
+            heap_multiplier, len(heaps), label="DP heaps (exact-value counts) of "
+            + ", ".join(heaps)))
+        events += [ThresholdEvent(noise.heap_delta, label=f"heap threshold: {name}")
+                   for name in heaps]
+    return noise
 
 
 ONE_WAY_SHARE = 1 / 3  # MST's first third: the 1-way marginals of all d columns (McKenna et al.)
 
 
-def domain_share(histograms: int, columns: int, kinds: int = 0) -> float:
+def domain_share(histograms: int, columns: int, kinds: int = 0, heaps: int = 0) -> float:
     """The domain step's share of the job's ρ when ``budget.domain_share`` is not given: the share
     that gives each of its ``histograms`` (one per column it resolves) the noise of a 1-way
     marginal measured with a third of the budget split over the ``columns`` (MST's 1-way round).
@@ -123,10 +166,11 @@ def domain_share(histograms: int, columns: int, kinds: int = 0) -> float:
     ε = 1 (benchmarks/README.md, "DP bounds and discovery on small tables"): the recipe loses
     more than discovery gains. ``kinds`` auto columns
     (counted among the ``histograms`` too) add their KIND_STATISTICS kind statistics at
-    1/KIND_NOISE_FACTOR² of a histogram's ρ each. Public: k, d and the number of auto columns
-    only."""
+    1/KIND_NOISE_FACTOR² of a histogram's ρ each, and ``heaps`` heap histograms
+    1/HEAP_NOISE_FACTOR² each. Public: k, d and the numbers of auto and heap columns only."""
     if histograms <= 0 or columns <= 0:
         raise ValueError("the domain share needs at least one column")
-    weight = (histograms + KIND_STATISTICS * kinds / KIND_NOISE_FACTOR**2) * ONE_WAY_SHARE / columns
+    weight = (histograms + KIND_STATISTICS * kinds / KIND_NOISE_FACTOR**2
+              + heaps / HEAP_NOISE_FACTOR**2) * ONE_WAY_SHARE / columns
     return weight / (1.0 + weight)
 
