@@ -165,6 +165,35 @@ def test_linear_updates_on_the_tree_equal_the_sum_of_the_updated_potentials(seed
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-10)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_evaluate_leaves_the_tree_potentials_it_is_given_unchanged(seed: int) -> None:
+    """``evaluate`` calibrates without copying the point's tree potentials first, so it must
+    never write into them (a later step and extrapolation start from them), and its marginals
+    must equal ``calibrate`` on owned copies."""
+    from synthpriv.marginals.estimation import _Objective, _Problem, calibrate
+    from synthpriv.marginals.factor import Factor
+
+    domain, measured = random_case(seed)
+    model = fitted(domain, measured, seed)
+    rng = np.random.default_rng(seed)
+    measurements = [Measurement(c, rng.normal(50.0, 2.0, domain.project(c).shape), 2.0)
+                    for c in measured]
+    problem = _Problem(model.tree, _Objective.build(domain, measurements), model.total,
+                       {c: model.tree.host(c) for c in model.potentials})
+    potentials = {c: Factor(p.domain, p.values + rng.normal(0.0, 0.5, p.values.shape))
+                  for c, p in model.potentials.items()}
+    theta = problem.tree_potentials(potentials)
+    before = [t.copy() for t in theta]
+    point = problem.evaluate(potentials, theta)
+    for given, kept in zip(theta, before, strict=True):
+        np.testing.assert_array_equal(given, kept)
+    expected = calibrate(model.tree, [Factor(d, t) for d, t in
+                                      zip(problem._clique_domains, before, strict=True)],
+                         model.total)
+    for found, wanted in zip(point.marginals, expected, strict=True):
+        np.testing.assert_allclose(found.values, wanted.values, rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_covering_subtree_is_the_smallest_and_projects_as_the_whole_tree(seed: int) -> None:
     """The subtree a cross-clique projection contracts (neighbours and separators cached per
