@@ -45,6 +45,25 @@ def loss(project, measured) -> float:
     return total
 
 
+def seeded_run(cli_main, config: Path, epsilon: float, seed: int) -> dict:
+    """Run the job ``config`` at ``epsilon`` with ``seed:`` added (NOT FOR RELEASE) and its
+    data paths made absolute, into a temporary folder; return the job document."""
+    import tempfile
+
+    import yaml
+    document = yaml.safe_load(config.read_text())
+    for key in ("path", "schema", "holdout"):
+        if key in document.get("data", {}):
+            document["data"][key] = str((config.parent / document["data"][key]).resolve())
+    document["seed"] = seed
+    folder = Path(tempfile.mkdtemp())
+    seeded = folder / "seeded.yaml"
+    seeded.write_text(yaml.safe_dump(document, sort_keys=False))
+    cli_main(["run", str(seeded), "--epsilon", str(epsilon), "--no-evaluation", "--quiet",
+              "--out", str(folder / "release"), "--force"])
+    return document
+
+
 def capture(args: argparse.Namespace) -> None:
     from synthpriv.cli import main as cli_main
     from synthpriv.marginals import aim
@@ -60,19 +79,7 @@ def capture(args: argparse.Namespace) -> None:
     aim.run_aim = wrapped
     import synthpriv.marginals.stage as stage
     stage.run_aim = wrapped
-    import tempfile
-
-    import yaml
-    document = yaml.safe_load(args.config.read_text())
-    for key in ("path", "schema", "holdout"):
-        if key in document.get("data", {}):
-            document["data"][key] = str((args.config.parent / document["data"][key]).resolve())
-    document["seed"] = args.seed
-    folder = Path(tempfile.mkdtemp())
-    config = folder / "seeded.yaml"
-    config.write_text(yaml.safe_dump(document, sort_keys=False))
-    cli_main(["run", str(config), "--epsilon", str(args.epsilon), "--no-evaluation",
-              "--out", str(folder / "release"), "--force"])
+    seeded_run(cli_main, args.config, args.epsilon, args.seed)
     model = caught["model"]
     arrays, header = {}, {"attributes": list(model.domain.attributes),
                           "shape": list(model.domain.shape), "total": model.total,
@@ -133,14 +140,19 @@ def mbi(args: argparse.Namespace) -> None:
                           "loss": round(value, 2)}), flush=True)
 
 
+def add_capture(sub, epsilon: float) -> None:
+    """The ``capture`` subcommand's arguments: a job file, its ε, the seed, the output file."""
+    first = sub.add_parser("capture")
+    first.add_argument("config", type=Path)
+    first.add_argument("--epsilon", type=float, default=epsilon)
+    first.add_argument("--seed", type=int, default=7)
+    first.add_argument("--file", type=Path, required=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    first = sub.add_parser("capture")
-    first.add_argument("config", type=Path)
-    first.add_argument("--epsilon", type=float, default=3.0)
-    first.add_argument("--seed", type=int, default=7)
-    first.add_argument("--file", type=Path, required=True)
+    add_capture(sub, epsilon=3.0)
     for name in ("ours", "mbi"):
         fit = sub.add_parser(name)
         fit.add_argument("file", type=Path)

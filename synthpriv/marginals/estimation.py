@@ -275,13 +275,18 @@ def calibrate(tree: JunctionTree, potentials: Sequence[Factor], total: float) ->
     return [Factor(p.domain, b) for p, b in zip(potentials, marginals, strict=True)]
 
 
-def _calibrate_in_place(tree: JunctionTree, belief: list[np.ndarray], total: float) -> list[np.ndarray]:
-    """``calibrate`` on C-ordered float64 log-potentials that it may overwrite: they become the
-    clique marginals. The upward pass keeps each clique's ``exp(belief - shift)``; its marginal
-    is then that table times ``exp(shift + log(total / Z) + downward message)``, a table over the
+def _calibrate_in_place(
+    tree: JunctionTree, belief: list[np.ndarray], total: float, owned: bool = True
+) -> list[np.ndarray]:
+    """``calibrate`` on C-ordered float64 log-potentials: the list's entries become the clique
+    marginals. With ``owned`` the arrays may be overwritten; otherwise none is written to (a
+    clique's first update makes a new array in the same pass, instead of a copy of every table
+    beforehand). The upward pass keeps each clique's ``exp(belief - shift)``; its marginal is
+    then that table times ``exp(shift + log(total / Z) + downward message)``, a table over the
     separator: one exponential per cell instead of two (equal to rounding)."""
     upward: list[np.ndarray] = [np.empty(0)] * len(belief)
     kept: list[tuple[np.ndarray, float] | None] = [None] * len(belief)
+    mine = [owned] * len(belief)  # whether belief[i] may be written to
     for i in reversed(tree.order):
         edge = tree.edges[i]
         if edge is not None:
@@ -292,10 +297,16 @@ def _calibrate_in_place(tree: JunctionTree, belief: list[np.ndarray], total: flo
                 table, shift, sums = fast
                 upward[i] = np.log(sums) + shift
                 kept[i] = (table, shift)
-            belief[edge.parent] += upward[i].reshape(edge.parent_shape)
+            message = upward[i].reshape(edge.parent_shape)
+            if mine[edge.parent]:
+                belief[edge.parent] += message
+            else:
+                belief[edge.parent] = belief[edge.parent] + message
+                mine[edge.parent] = True
     root = tree.order[0]
     shift = float(belief[root].max())
-    np.exp(belief[root] - shift, out=belief[root])
+    belief[root] = np.subtract(belief[root], shift, out=belief[root] if mine[root] else None)
+    np.exp(belief[root], out=belief[root])
     normaliser = float(belief[root].sum())
     belief[root] *= total / normaliser
     log_scale = np.log(total) - np.log(normaliser) - shift  # log(total / Z)
@@ -306,7 +317,10 @@ def _calibrate_in_place(tree: JunctionTree, belief: list[np.ndarray], total: flo
             if edge is not None:  # belief is complete: turn it into the marginal
                 message = downward[i].reshape(edge.child_shape)
                 if kept[i] is None:
-                    belief[i] += message
+                    if mine[i]:
+                        belief[i] += message
+                    else:
+                        belief[i] = belief[i] + message
                     belief[i] += log_scale
                     np.exp(belief[i], out=belief[i])
                 else:
@@ -386,7 +400,7 @@ class _Problem:
         (``tree_potentials``), already known from a linear update (``step``, ``_extrapolate``)."""
         if theta is None:
             theta = self.tree_potentials(potentials)
-        beliefs = _calibrate_in_place(self.tree, [t.copy() for t in theta], self.total)
+        beliefs = _calibrate_in_place(self.tree, list(theta), self.total, owned=False)
         marginals = [Factor(d, b) for d, b in zip(self._clique_domains, beliefs, strict=True)]
         projections = _project_all(marginals, self.objective.cliques)
         loss = 0.0

@@ -9,6 +9,7 @@ attributes keeps the remaining attributes in their order.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from math import prod
 
@@ -183,9 +184,10 @@ def _divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def sum_axes(values: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
     """``values.sum(axis=axes)`` (equal to rounding), the fastest way we measured on the
     estimator's tables, whose last axes are often small: a trailing block of summed axes first
-    (``_sum_trailing``: 2-4x the reductions below on such tables), then ``einsum`` when the
-    summed axes left are not a leading block (numpy's strided reductions over inner axes are
-    several times slower). No BLAS: a threaded matrix-vector product costs several times the
+    (``_sum_trailing``: 2-4x the reductions below on such tables), then runs of summed axes
+    followed by at least ``SLAB`` cells as contiguous slabs (``_sum_slabs``), then ``einsum``
+    for what is left (numpy's strided reductions over inner axes are several times slower).
+    No BLAS: a threaded matrix-vector product costs several times the
     CPU on a shared machine."""
     if not axes:
         return values
@@ -198,10 +200,50 @@ def sum_axes(values: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
         axes = axes[:-trailing]
         if not axes:
             return values
-    if axes == tuple(range(len(axes))) or values.ndim > 52:
+    if values.ndim > 52 or (axes == tuple(range(len(axes)))
+                            and prod(values.shape[len(axes):]) >= SLAB):
         return values.sum(axis=axes)
+    if values.flags.c_contiguous:
+        values, axes = _sum_slabs(values, axes)
+        if not axes:
+            return values
     kept = [i for i in range(values.ndim) if i not in axes]
     return np.einsum(values, list(range(values.ndim)), kept)
+
+
+SLAB = 8  # fewest contiguous cells after a summed run for ``_sum_slabs`` to add it as slabs
+
+
+def _sum_slabs(values: np.ndarray, axes: tuple[int, ...]) -> tuple[np.ndarray, tuple[int, ...]]:
+    """Sum the runs of adjacent summed ``axes`` (sorted) of a C-ordered table, first to last,
+    while the cells after a run (``inner``) are at least ``SLAB``: the table is then
+    ``(outer, m, inner)`` and the run's sum adds ``m`` contiguous slabs (5-10x numpy's or
+    einsum's strided reductions when the kept inner axes are small, as on the estimator's
+    trees). Returns the partial sum and the axes (renumbered) still to sum."""
+    runs: list[list[int]] = []
+    for axis in axes:
+        if runs and runs[-1][-1] == axis - 1:
+            runs[-1].append(axis)
+        else:
+            runs.append([axis])
+    removed = 0
+    for k, run in enumerate(runs):
+        first = run[0] - removed
+        shape = values.shape
+        inner = prod(shape[first + len(run):])
+        if inner < SLAB:
+            rest = tuple(a - removed for r in runs[k:] for a in r)
+            return values, rest
+        slabs = values.reshape(prod(shape[:first]), prod(shape[first:first + len(run)]), inner)
+        if slabs.shape[1] <= 16:
+            out = slabs[:, 0, :].copy()
+            for j in range(1, slabs.shape[1]):
+                out += slabs[:, j, :]
+        else:
+            out = np.add.reduce(slabs, axis=1)
+        values = out.reshape(shape[:first] + shape[first + len(run):])
+        removed += len(run)
+    return values, ()
 
 
 def _sum_trailing(values: np.ndarray, count: int) -> np.ndarray:
@@ -285,27 +327,59 @@ def contract(factors: Sequence[Factor], keep: Sequence[str]) -> Factor:
     or ``keep`` needs, then the pair whose result is smallest is multiplied and summed over what
     they alone share in one batched matrix product (BLAS), never materialising their product.
     For marginals across junction-tree cliques whose separators are large this is many times
-    faster than eliminating one attribute at a time."""
+    faster than eliminating one attribute at a time. The order of the pairs depends only on the
+    tables' attributes and sizes: it is planned once per shape (``_contraction``), as AIM
+    contracts the same subtrees' shapes for hundreds of candidates every round."""
     keep = tuple(keep)
-    tables = [(f.attributes, dict(zip(f.attributes, f.domain.shape, strict=True)), f.values)
-              for f in factors]
-    missing = set(keep) - {a for attributes, _, _ in tables for a in attributes}
+    plan = _contraction(tuple((f.attributes, f.domain.shape) for f in factors), keep)
+    values = [sum_axes(f.values, axes) for f, axes in zip(factors, plan.first, strict=True)]
+    for i, j, left, right, shape, axes in plan.pairs:
+        first, second = values[i], values[j]
+        rest = [v for k, v in enumerate(values) if k not in (i, j)]
+        product = np.matmul(_arranged(first, left), _arranged(second, right)).reshape(shape)
+        values = rest + [sum_axes(product, axes)]
+    return Factor(plan.domain, values[0]).transpose(keep)
+
+
+_Table = tuple[tuple[str, ...], dict[str, int]]
+_Arrangement = tuple[tuple[int, ...], tuple[int, ...]]  # a transposition, then a shape
+
+
+@dataclass(frozen=True)
+class _Contraction:
+    """``first[k]``: the axes table k sums first; ``pairs``: each multiplication in order (the
+    two tables' places, their arrangements as batched matrices, the product's shape, the axes
+    summed after it); ``domain``: the last table's."""
+
+    first: tuple[tuple[int, ...], ...]
+    pairs: tuple[tuple[int, int, _Arrangement, _Arrangement, tuple[int, ...], tuple[int, ...]], ...]
+    domain: Domain
+
+
+@lru_cache(maxsize=4096)
+def _contraction(
+    shapes: tuple[tuple[tuple[str, ...], tuple[int, ...]], ...], keep: tuple[str, ...]
+) -> _Contraction:
+    tables = [(attributes, dict(zip(attributes, shape, strict=True))) for attributes, shape in shapes]
+    missing = set(keep) - {a for attributes, _ in tables for a in attributes}
     if missing:
         raise ValueError(f"{sorted(missing)} not in any factor")
-    tables = [_sum_unneeded(t, tables, keep) for t in tables]
+    summed_first = [_sum_unneeded(table, tables, keep) for table in tables]
+    tables = [table for table, _ in summed_first]
+    pairs = []
     while len(tables) > 1:
         i, j = min(
             ((i, j) for j in range(len(tables)) for i in range(j)),
             key=lambda ij: _pair_cells(tables, ij[0], ij[1], keep),
         )
         rest = [t for k, t in enumerate(tables) if k not in (i, j)]
-        pair = _multiply_pair(tables[i], tables[j], rest, keep)
-        tables = rest + [_sum_unneeded(pair, rest, keep)]
-    attributes, sizes, values = tables[0]
-    return Factor(Domain(attributes, tuple(sizes[a] for a in attributes)), values).transpose(keep)
-
-
-_Table = tuple[tuple[str, ...], dict[str, int], np.ndarray]
+        pair, left, right = _multiply_pair(tables[i], tables[j], rest, keep)
+        summed, axes = _sum_unneeded(pair, rest, keep)
+        pairs.append((i, j, left, right, tuple(pair[1][a] for a in pair[0]), axes))
+        tables = rest + [summed]
+    attributes, sizes = tables[0]
+    return _Contraction(tuple(axes for _, axes in summed_first), tuple(pairs),
+                        Domain(attributes, tuple(sizes[a] for a in attributes)))
 
 
 def _needed(table: _Table, others: Sequence[_Table], keep: tuple[str, ...]) -> set[str]:
@@ -314,13 +388,14 @@ def _needed(table: _Table, others: Sequence[_Table], keep: tuple[str, ...]) -> s
     return {a for a in table[0] if a in used}
 
 
-def _sum_unneeded(table: _Table, others: Sequence[_Table], keep: tuple[str, ...]) -> _Table:
-    attributes, sizes, values = table
+def _sum_unneeded(
+    table: _Table, others: Sequence[_Table], keep: tuple[str, ...]
+) -> tuple[_Table, tuple[int, ...]]:
+    """The table left once the attributes nothing else needs are summed, and their axes."""
+    attributes, sizes = table
     needed = _needed(table, others, keep)
-    if len(needed) == len(attributes):
-        return table
     axes = tuple(k for k, a in enumerate(attributes) if a not in needed)
-    return tuple(a for a in attributes if a in needed), sizes, sum_axes(values, axes)
+    return (tuple(a for a in attributes if a in needed), sizes), axes
 
 
 def _pair_cells(tables: Sequence[_Table], i: int, j: int, keep: tuple[str, ...]) -> int:
@@ -331,10 +406,13 @@ def _pair_cells(tables: Sequence[_Table], i: int, j: int, keep: tuple[str, ...])
     return prod(sizes[a] for a in union if a in used)
 
 
-def _multiply_pair(first: _Table, second: _Table, rest: Sequence[_Table], keep: tuple[str, ...]) -> _Table:
+def _multiply_pair(
+    first: _Table, second: _Table, rest: Sequence[_Table], keep: tuple[str, ...]
+) -> tuple[_Table, _Arrangement, _Arrangement]:
     """``sum`` over the attributes only these two tables share (and nothing else needs) of
     their product, as one batched matrix product: (batch, first's own, summed) @ (batch, summed,
-    second's own), batch = shared attributes that stay."""
+    second's own), batch = shared attributes that stay. Returns the product's table and how
+    each table is arranged as its batched matrix."""
     used = set(keep).union(*(t[0] for t in rest))
     a_names, b_names = first[0], second[0]
     sizes = {**first[1], **second[1]}
@@ -344,15 +422,19 @@ def _multiply_pair(first: _Table, second: _Table, rest: Sequence[_Table], keep: 
     a_own = [a for a in a_names if a not in b_names]
     b_own = [a for a in b_names if a not in a_names]
 
-    def arranged(names: tuple[str, ...], values: np.ndarray, order: list[list[str]]) -> np.ndarray:
+    def arrangement(names: tuple[str, ...], order: list[list[str]]) -> _Arrangement:
         flat = [a for group in order for a in group]
-        matrix = values.transpose([names.index(a) for a in flat])
-        return matrix.reshape([prod(sizes[a] for a in group) for group in order])
+        return (tuple(names.index(a) for a in flat),
+                tuple(prod(sizes[a] for a in group) for group in order))
 
-    left = arranged(a_names, first[2], [batch, a_own, summed])
-    right = arranged(b_names, second[2], [batch, summed, b_own])
     names = tuple(batch + a_own + b_own)
-    return names, sizes, np.matmul(left, right).reshape([sizes[a] for a in names])
+    return ((names, sizes), arrangement(a_names, [batch, a_own, summed]),
+            arrangement(b_names, [batch, summed, b_own]))
+
+
+def _arranged(values: np.ndarray, arrangement: _Arrangement) -> np.ndarray:
+    order, shape = arrangement
+    return values.transpose(order).reshape(shape)
 
 
 def _product_cells(factors: Sequence[Factor], attribute: str) -> int:

@@ -114,6 +114,32 @@ def test_sum_axes_equals_numpy_sum_over_every_subset_of_axes(seed: int) -> None:
 
 
 @pytest.mark.parametrize("seed", range(4))
+def test_sum_axes_by_slabs_equals_numpy_sum_on_tables_with_large_inner_blocks(seed: int) -> None:
+    """Tables like the estimator's (up to 12 cells an axis, small last axes): every subset of
+    axes, summed partly as contiguous slabs (``_sum_slabs``), equals ``ndarray.sum``; and the
+    slab path is taken (its partial sums are not the whole answer for a run it cannot add)."""
+    from synthpriv.marginals.factor import SLAB, _sum_slabs, sum_axes
+
+    rng = np.random.default_rng(seed)
+    shape = tuple(int(n) for n in rng.integers(2, 13, size=int(rng.integers(3, 6)))) + (2,)
+    values = rng.normal(size=shape)
+    slabbed = 0
+    for k in range(1, values.ndim):
+        for axes in combinations(range(values.ndim), k):
+            np.testing.assert_allclose(sum_axes(values, axes), values.sum(axis=axes),
+                                       rtol=1e-12, atol=1e-12)
+            partial, rest = _sum_slabs(values, axes)
+            if partial is not values:
+                slabbed += 1
+                done = axes[:len(axes) - len(rest)]  # the runs added as slabs: a prefix
+                assert np.prod(shape[done[-1] + 1:]) >= SLAB
+                np.testing.assert_allclose(partial, values.sum(axis=done), rtol=1e-12,
+                                           atol=1e-12)
+                assert rest == tuple(a - len(done) for a in axes[len(done):])
+    assert slabbed > 0
+
+
+@pytest.mark.parametrize("seed", range(4))
 def test_linear_updates_on_the_tree_equal_the_sum_of_the_updated_potentials(seed: int) -> None:
     """The mirror descent steps and extrapolates the tree cliques' potentials directly; they
     must equal ``tree_potentials`` of the measured cliques' updated potentials."""
@@ -137,6 +163,35 @@ def test_linear_updates_on_the_tree_equal_the_sum_of_the_updated_potentials(seed
     potentials, theta = _extrapolate(moved, start, 0.4)
     for a, b in zip(theta, problem.tree_potentials(potentials), strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_evaluate_leaves_the_tree_potentials_it_is_given_unchanged(seed: int) -> None:
+    """``evaluate`` calibrates without copying the point's tree potentials first, so it must
+    never write into them (a later step and extrapolation start from them), and its marginals
+    must equal ``calibrate`` on owned copies."""
+    from synthpriv.marginals.estimation import _Objective, _Problem, calibrate
+    from synthpriv.marginals.factor import Factor
+
+    domain, measured = random_case(seed)
+    model = fitted(domain, measured, seed)
+    rng = np.random.default_rng(seed)
+    measurements = [Measurement(c, rng.normal(50.0, 2.0, domain.project(c).shape), 2.0)
+                    for c in measured]
+    problem = _Problem(model.tree, _Objective.build(domain, measurements), model.total,
+                       {c: model.tree.host(c) for c in model.potentials})
+    potentials = {c: Factor(p.domain, p.values + rng.normal(0.0, 0.5, p.values.shape))
+                  for c, p in model.potentials.items()}
+    theta = problem.tree_potentials(potentials)
+    before = [t.copy() for t in theta]
+    point = problem.evaluate(potentials, theta)
+    for given, kept in zip(theta, before, strict=True):
+        np.testing.assert_array_equal(given, kept)
+    expected = calibrate(model.tree, [Factor(d, t) for d, t in
+                                      zip(problem._clique_domains, before, strict=True)],
+                         model.total)
+    for found, wanted in zip(point.marginals, expected, strict=True):
+        np.testing.assert_allclose(found.values, wanted.values, rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("seed", range(6))

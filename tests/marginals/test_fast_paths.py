@@ -87,6 +87,27 @@ def test_contract_equals_variable_elimination(seed: int) -> None:
         np.testing.assert_allclose(result.values, full.values, rtol=1e-12)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_a_contraction_planned_once_per_shape_serves_new_values(seed: int) -> None:
+    """``contract`` plans its pairs once per (shapes, keep) and reuses the plan: tables of the
+    same shapes with other values (a later candidate, a later round) must still give their own
+    sum of products."""
+    from synthpriv.marginals.factor import _contraction
+
+    rng = np.random.default_rng(100 + seed)
+    domain = Domain(tuple("abcdefg"), tuple(int(s) for s in rng.integers(2, 5, 7)))
+    cliques = [tuple(sorted(rng.choice(list("abcdefg"), size=3, replace=False)))
+               for _ in range(int(rng.integers(3, 6)))]
+    present = sorted({a for c in cliques for a in c})
+    keep = tuple(rng.permutation(present)[:3])
+    hits = _contraction.cache_info().hits
+    for _ in range(3):
+        factors = [Factor(domain.project(c), rng.random(domain.project(c).shape)) for c in cliques]
+        np.testing.assert_allclose(contract(factors, keep).values,
+                                   product(factors).project(keep).values, rtol=1e-12)
+    assert _contraction.cache_info().hits >= hits + 2
+
+
 def test_contract_refuses_an_attribute_in_no_factor() -> None:
     factor = Factor(Domain(("a",), (2,)), np.ones(2))
     with pytest.raises(ValueError, match="not in any factor"):
