@@ -320,7 +320,12 @@ def _mass_at_zero(
     other rows spread over 1-999, both levels measured with Gaussian noise at the stage's σ and
     combined (``combine_levels``)."""
     from synthpriv.marginals.compress import (
-        choose_coarsening, combine_levels, compose, lone_measured, measured_grid)
+        choose_coarsening,
+        combine_levels,
+        compose,
+        lone_measured,
+        measured_grid,
+    )
 
     rng = np.random.default_rng(seed)
     domain = TableEncoder(PILE_SCHEMA).domain
