@@ -197,6 +197,14 @@ def numeric_groups(mass: np.ndarray, bins: int, sigma: float) -> np.ndarray:
         if not (alone[group] or alone[group - 1]) and sums[group] < target / 2:
             groups[groups == group] = group - 1
             sums[group - 1] += sums[group]
+    # A thin bin with no bin before it to fold into (the first, or one after a point mass) goes
+    # into the next: alone, the noise of a thin bin of lone cells (0 and 1 of an amount starting
+    # at 0: loans' total_credit_utilized) has no other value to be decoded at (a fake spike).
+    labels = np.unique(groups)
+    for i, group in enumerate(labels[:-1]):
+        if not alone[group] and sums[group] < target / 2 and (i == 0 or alone[labels[i - 1]]):
+            groups[groups == group] = labels[i + 1]
+            sums[labels[i + 1]] += sums[group]
     _, groups = np.unique(groups, return_inverse=True)
     return groups
 
@@ -344,10 +352,8 @@ def compose(
                 chosen.masses[attribute], float(np.max(measurement.sigma)))
             if attribute in missing:
                 significant[-1] = False
-            grid_noise = chosen.noise.get(attribute)
-            measured = lone_measured(
-                measurement, chosen.masses[attribute][to_grid],
-                None if grid_noise is None else grid_noise[to_grid], grid.priors.get(attribute))
+            measured = lone_measured(measurement, to_grid, chosen.masses[attribute],
+                                     chosen.noise.get(attribute), grid.priors.get(attribute))
             mass = spread_lone_noise(mass, measured, to_grid, maps[attribute],
                                      int(attribute in missing))
             atoms[attribute] = significant & heaped(
@@ -374,26 +380,32 @@ def significance(cells: int) -> float:
 
 
 def lone_measured(
-    fine: Measurement, grid_mass: np.ndarray, grid_noise: np.ndarray | None,
-    prior: np.ndarray | None = None,
+    fine: Measurement, to_grid: np.ndarray, grid_mass: np.ndarray,
+    grid_noise: np.ndarray | None, prior: np.ndarray | None = None,
 ) -> np.ndarray:
     """Fine cells whose mass is told apart from noise, for ``spread_lone_noise``: the fine noisy
-    count passes z·σ of the fine noise, or the cell's fitted grid mass (``grid_mass``, fine
-    cell → its grid cell's; both levels combined) z·σ of its noise (``grid_noise``, per grid cell
-    mapped to the fine cells). z is ``significance`` of the fine cell count (a union bound over
-    every cell: √(2 ln 1,024) = 3.7) except at the ``prior`` cells, the few where real columns
-    pile up a priori and that the grid isolates (a bound, -1, 0, 1: ``_point_cells``), where it
-    is MST's 3σ (``SIGNIFICANT``): at most 5 such cells a column, each passed by pure noise with
-    probability ≤ 2·P(Z > 3) = 0.27 % (two tests), so ≤ 1.3 % a column, where the union bound
-    over 1,024 cells let no pile of less than 3.7σ through (ISLP Credit's 90 rows at 0 of 400:
-    3.7σ ≈ 150 rows at ε = 1, erased in every run). Post-processing of the noisy counts."""
+    count passes z·σ of the fine noise, or, for a grid cell of one fine cell, its fitted grid
+    mass (``grid_mass`` per grid cell; both levels combined) passes z·σ of its noise
+    (``grid_noise``, per grid cell). A wide grid cell's mass is not its fine cells': read as
+    theirs, a significant wide cell marked all its fine cells measured, so none took a share of
+    a lone cell's noise and it went back to the lone cells (a fake pile at 0 and 1).
+
+    z is ``significance`` of the fine cell count (a union bound over every cell: √(2 ln 1,024)
+    = 3.7) except at the ``prior`` cells, the few where real columns pile up a priori and that
+    the grid isolates (a bound, -1, 0, 1: ``_point_cells``), where it is MST's 3σ
+    (``SIGNIFICANT``): at most 5 such cells a column, each passed by pure noise with probability
+    ≤ 2·P(Z > 3) = 0.27 % (two tests), so ≤ 1.3 % a column, where the union bound over 1,024
+    cells let no pile of less than 3.7σ through (a 90-row pile at 0 of 400 rows, 3 columns at
+    ε = 1). Post-processing of the noisy counts."""
     noisy = np.asarray(fine.noisy_counts, dtype=float)
     z = np.full(len(noisy), significance(len(noisy)))
     if prior is not None:
         z[prior] = SIGNIFICANT
     measured = noisy >= z * float(np.max(fine.sigma))
     if grid_noise is not None:
-        measured |= np.asarray(grid_mass, dtype=float) >= z * grid_noise
+        lone = np.bincount(to_grid)[to_grid] == 1
+        grid = np.asarray(grid_mass, dtype=float)[to_grid] >= z * np.asarray(grid_noise)[to_grid]
+        measured |= lone & grid
     return measured
 
 

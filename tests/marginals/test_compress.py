@@ -345,8 +345,8 @@ def _mass_at_zero(
                                combined=combined)
     total = compose(grid, chosen, {"amount": fine}, bins={"amount": bin_count(
         PILE_ROWS, sigma_grid)})
-    kept = lone_measured(fine, chosen.masses["amount"][to_grid],
-                         chosen.noise["amount"][to_grid], grid.priors["amount"])
+    kept = lone_measured(fine, to_grid, chosen.masses["amount"], chosen.noise["amount"],
+                         grid.priors["amount"])
     return float(total.masses["amount"][0]), bool(kept[0])
 
 
@@ -367,15 +367,16 @@ def test_a_real_pile_at_zero_of_a_small_table_is_kept() -> None:
 
 def test_pure_noise_at_zero_is_kept_at_most_at_the_stated_rate() -> None:
     """No mass at 0: the lone-cell rule keeps 0's noise at one value with probability
-    ≤ 2·P(Z > 3) ≈ 0.27 % a draw (``lone_measured``: two tests at 3σ). Over 400 seeded draws
-    the count must stay within the binomial's 1e-4 upper quantile at that rate (a bar of 2σ,
-    4.6 % a test, keeps about 20). Not tested here, and left: when 0 and 1 (both empty) form a
-    coarse cell alone, that cell's noise mass has no other value to go to (13 % of these
-    draws, with or without this rule)."""
+    ≤ 2·P(Z > 3) ≈ 0.27 % a draw (``lone_measured``: two tests at 3σ). Over 400 seeded draws the
+    draws whose decoding mass at 0 is a fake pile (more than 1 % of the rows) must stay within
+    the binomial's 1e-4 upper quantile at that rate. Main made one in 52 of 400: a significant
+    wide grid cell marked its fine cells measured, so 0's and 1's noise went back to them, and
+    a thin first bin of 0 and 1 had no other value to be decoded at; a 2σ bar keeps about 10."""
     from scipy.stats import binom, norm
 
     sigma_grid, sigma_fine = _stage_noise()
     draws, rate = 400, 2 * norm.sf(3.0)
-    kept = sum(_mass_at_zero(0, seed, sigma_grid, sigma_fine)[1] for seed in range(draws))
+    kept = sum(_mass_at_zero(0, seed, sigma_grid, sigma_fine)[0] > 0.01 * PILE_ROWS
+               for seed in range(draws))
     assert kept <= binom.ppf(1 - 1e-4, draws, rate), (
         f"noise at 0 kept as a pile in {kept} of {draws} draws; the rule states ≤ {rate:.2%}")
