@@ -197,14 +197,6 @@ def numeric_groups(mass: np.ndarray, bins: int, sigma: float) -> np.ndarray:
         if not (alone[group] or alone[group - 1]) and sums[group] < target / 2:
             groups[groups == group] = group - 1
             sums[group - 1] += sums[group]
-    # A thin bin with no bin before it to fold into (the first, or one after a point mass) goes
-    # into the next: alone, the noise of a thin bin of lone cells (0 and 1 of an amount starting
-    # at 0: loans' total_credit_utilized) has no other value to be decoded at (a fake spike).
-    labels = np.unique(groups)
-    for i, group in enumerate(labels[:-1]):
-        if not alone[group] and sums[group] < target / 2 and (i == 0 or alone[labels[i - 1]]):
-            groups[groups == group] = labels[i + 1]
-            sums[labels[i + 1]] += sums[group]
     _, groups = np.unique(groups, return_inverse=True)
     return groups
 
@@ -354,6 +346,11 @@ def compose(
                 significant[-1] = False
             measured = lone_measured(measurement, to_grid, chosen.masses[attribute],
                                      chosen.noise.get(attribute), grid.priors.get(attribute))
+            if attribute in grid.priors:
+                lone = np.bincount(to_grid)[to_grid] == 1
+                maps[attribute] = fold_noise_bins(
+                    maps[attribute], lone & grid.priors[attribute] & ~measured,
+                    int(attribute in missing))
             mass = spread_lone_noise(mass, measured, to_grid, maps[attribute],
                                      int(attribute in missing))
             atoms[attribute] = significant & heaped(
@@ -440,6 +437,29 @@ def fine_masses(
     single = np.bincount(to_grid, minlength=cells)[to_grid] == 1
     mass[single] = np.asarray(grid_mass, dtype=float)[to_grid[single]]  # as the grid measured it
     return mass, significant
+
+
+def fold_noise_bins(mapping: np.ndarray, noise: np.ndarray, missing: int = 0) -> np.ndarray:
+    """``mapping`` (fine → coarse) with each coarse cell made only of ``noise`` fine cells (a
+    priori lone cells, 0, 1 or a bound, whose mass is not significant) folded into the next
+    coarse cell (the one before, for the last). Alone, such a cell's mass is what later
+    measurements' noise gives it, and decoding has no other value to put it at: loans'
+    ``total_credit_utilized`` had 0 and 1 as a bin of their own before a heavy wide cell, and
+    released 1.3-1.5 % there a run (a fake spike). Folded, the mass is shared over the next
+    cell's values (``spread_lone_noise``). The ``missing`` last codes are left alone.
+    Post-processing of the noisy counts; a thin bin over other values is left as it is (folding
+    fair's empty ages 0-16 into the next bin put mass there: its mean KS 0.031 → 0.033)."""
+    mapping = mapping.copy()
+    values = len(mapping) - missing
+    codes = np.unique(mapping[:values])
+    for code in codes:
+        cells = np.flatnonzero(mapping[:values] == code)
+        if noise[cells].all():
+            later, earlier = codes[codes > code], codes[codes < code]
+            if len(later) or len(earlier):
+                mapping[cells] = later[0] if len(later) else earlier[-1]
+    _, mapping = np.unique(mapping, return_inverse=True)
+    return mapping
 
 
 def spread_lone_noise(
@@ -554,11 +574,14 @@ def coarse_measurement(
     sigma = np.sqrt(np.bincount(mapping, weights=variance, minlength=size))
     if total is not None and grid is not None and attribute in total.atoms:
         fine_to_total = total.maps[attribute]
-        origin = np.zeros(total.coarse[attribute], dtype=np.int64)
-        origin[fine_to_total] = mapping[grid.maps[attribute]]
+        # each cell of ``total`` with the noise of the cells of ``coarsening`` it came from: one
+        # (itself, or a split point mass), or several (``fold_noise_bins``: variances summed)
+        pairs = np.unique(np.stack([fine_to_total, mapping[grid.maps[attribute]]]), axis=1)
         counts = np.bincount(fine_to_total, weights=total.masses[attribute],
                              minlength=total.coarse[attribute])
-        return Measurement(measurement.clique, counts, sigma[origin])
+        variance = np.bincount(pairs[0], weights=sigma[pairs[1]] ** 2,
+                               minlength=total.coarse[attribute])
+        return Measurement(measurement.clique, counts, np.sqrt(variance))
     if np.all(cells == 1):
         sigma = measurement.sigma
     return Measurement(measurement.clique, counts, sigma)

@@ -371,7 +371,8 @@ def test_pure_noise_at_zero_is_kept_at_most_at_the_stated_rate() -> None:
     draws whose decoding mass at 0 is a fake pile (more than 1 % of the rows) must stay within
     the binomial's 1e-4 upper quantile at that rate. Main made one in 52 of 400: a significant
     wide grid cell marked its fine cells measured, so 0's and 1's noise went back to them, and
-    a thin first bin of 0 and 1 had no other value to be decoded at; a 2σ bar keeps about 10."""
+    a bin of 0 and 1 alone had no other value to decode its noise at (``fold_noise_bins``);
+    a 2σ bar keeps about 10."""
     from scipy.stats import binom, norm
 
     sigma_grid, sigma_fine = _stage_noise()
@@ -380,3 +381,18 @@ def test_pure_noise_at_zero_is_kept_at_most_at_the_stated_rate() -> None:
                for seed in range(draws))
     assert kept <= binom.ppf(1 - 1e-4, draws, rate), (
         f"noise at 0 kept as a pile in {kept} of {draws} draws; the rule states ≤ {rate:.2%}")
+
+
+def test_a_bin_of_noise_lone_cells_folds_into_the_next() -> None:
+    """Fine cells 0, 1 (lone, a priori, not significant: ``noise``) are a coarse cell of their
+    own before a wide one: folded into it; the last such bin folds into the one before; a bin
+    holding another value and the missing code are left alone."""
+    from synthpriv.marginals.compress import fold_noise_bins
+
+    mapping = np.array([0, 0, 1, 1, 1, 2, 3])
+    noise = np.array([True, True, False, False, False, False, False])
+    assert fold_noise_bins(mapping, noise).tolist() == [0, 0, 0, 0, 0, 1, 2]
+    last = np.array([False, False, False, False, False, True, False])
+    assert fold_noise_bins(mapping, last, missing=1).tolist() == [0, 0, 1, 1, 1, 1, 2]
+    mixed = np.array([True, False, False, False, False, False, False])
+    assert fold_noise_bins(mapping, mixed).tolist() == mapping.tolist()
