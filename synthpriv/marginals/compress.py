@@ -22,7 +22,9 @@ domain for everything measured after:
   of a grid cell is shared equally), gives a significant cell holding a bin's worth a bin of its
   own (``split_point_masses``) and flags heaped cells (``heaped``: 4× and significantly above both
   neighbours), which decoding puts at their roundest value (``encoding.roundest``); a one-value
-  grid cell that is not significant shares its mass over its coarse cell (``spread_lone_noise``).
+  grid cell that is not significant (``lone_measured``: 3σ at a bound, -1, 0 or 1, else
+  √(2 ln cells)·σ) shares its mass over its coarse cell (``spread_lone_noise``), and a coarse
+  cell made only of such cells folds into the next (``fold_noise_bins``).
 
 Privacy: a function of the noisy 1-way measurements, the public schema and the stage's public
 noise scale only — post-processing, no budget (tests/marginals/test_compress.py alters the raw
