@@ -203,11 +203,18 @@ def test_dates_text_and_ids_end_to_end(tmp_path: Path) -> None:
     """The safe path on a table of dates, timestamps, repeated sentences, keys (one repeated)
     and amounts: kinds decided under DP (clear at ε = 1 with 1,500 rows); dates released in
     their own format within the DP bounds, text empty, keys fresh and distinct; the ledger holds
-    the singleton counts' event."""
+    the singleton counts' event.
+
+    Seeded: unseeded, its kinds assertion failed once in 26 runs, and at 2 of 361 seeds here
+    (17, and one of 100-400), each time ``amount`` (whole numbers, no fraction) decided
+    continuous because the noisy fraction count passed 3σ (seed 17: 122 against 3 × 40.3): the
+    rule's stated false rate (Φ(−3) ≈ 0.13 % an integer column a run; over those 301 seeds the
+    noisy fraction / σ had mean −0.01 and sd 0.98, the noise as planned), not a defect."""
     table = _table(1500)
     table.loc[1, "key"] = table.loc[0, "key"]  # a repeat: an id decided under DP must not refuse
     schema = {"columns": [{"name": name, "kind": "auto"} for name in table.columns]}
-    synth = Synthesizer(schema, epsilon=1.0, delta=1e-6, recipe="independent").fit(table)
+    synth = Synthesizer(schema, epsilon=1.0, delta=1e-6, recipe="independent",
+                        seed=0).fit(table)
     resolved = synth._fitted.synthesis.job.schema
     assert {c.name: c.kind for c in resolved.columns} == {
         "when": "date", "stamp": "datetime", "note": "text", "key": "id", "amount": "integer"}
