@@ -197,8 +197,9 @@ def plan_messages(
 def domain_messages(job: Job, plan: Plan) -> list[tuple[str, str]]:
     """What the domain step's noise lets through, from the plan alone: the smallest count of a
     value DP discovery keeps (its threshold T: kept half the time at T rows, nearly always at
-    T + 2σ) and the rows a numeric column needs in one octave for DP bounds (else it is released
-    all missing). ``WARNING`` when the public row count n̂ shows values holding 5 % of it are
+    T + 2σ), the count at which heap discovery keeps a value a numeric column piles up on as a
+    point mass, and the rows a numeric column needs in one octave for DP bounds (else it is
+    released all missing). ``WARNING`` when the public row count n̂ shows values holding 5 % of it are
     lost (T > 5 % of n̂) or no column can get bounds; ``note`` otherwise. Public only."""
     domain = next((s for s in plan.stages if s.stage == "domain"), None)
     if domain is None or "sigma" not in domain.noise:
@@ -212,6 +213,11 @@ def domain_messages(job: Job, plan: Plan) -> list[tuple[str, str]]:
     if threshold is not None:
         discovered = [c.name for c in unresolved if isinstance(c, CategoricalColumn | AutoColumn)]
         messages.append(discovery_message(threshold, sigma, records, discovered))
+    if "heap_threshold" in domain.noise:
+        from synthpriv.domain_stage import heap_columns
+
+        messages.append(heap_message(domain.noise["heap_threshold"], domain.noise["heap_sigma"],
+                                     records, heap_columns(job.schema)))
     if any(isinstance(c, NumericColumn | AutoColumn) for c in unresolved):
         columns = int(domain.noise["bounded_columns"])
         needed = occupancy_threshold(sigma, Buckets("integer").size, columns=columns)
@@ -265,6 +271,24 @@ SURE_SIGMAS = 2.0  # a value of T + 2σ rows is kept with probability Φ(2) ≈ 
 LOST_SHARE = 0.05  # a public n̂ where values holding this share of the rows are lost: WARNING
 
 
+def selection_figures(threshold: float, sigma: float, records: int | None) -> tuple[str, str]:
+    """What a Gaussian-thresholded selection (synthpriv.privacy.partition: noise σ, threshold T)
+    keeps, in two clauses any discovery message shares: the counts ("kept half the time at T,
+    nearly always at T + 2σ": a count c passes with probability Φ((c − T)/σ)), then the sizes —
+    with a public row count n̂ the shares T/n̂ and (T + 2σ)/n̂, else the table sizes at which a
+    value holding 5 % or 1 % is kept nearly always. Public only: T, σ, n̂."""
+    sure = threshold + SURE_SIGMAS * sigma
+    counts = f"kept half the time at {threshold:,.0f}, nearly always at {sure:,.0f}"
+    if records is None:
+        return counts, (f"on a table of fewer than {20 * threshold:,.0f} rows even a value "
+                        f"holding 5 % is lost; a value holding 5 % is kept nearly always from "
+                        f"{sure / 0.05:,.0f} rows, 1 % from {sure / 0.01:,.0f} (set "
+                        "data.public_records for the plan to check the table's size)")
+    return counts, (f"with the public row count {records:,} a value needs "
+                    f"{threshold / records:.1%} of the rows ({sure / records:.1%} to be kept "
+                    "nearly always)")
+
+
 def discovery_message(threshold: float, sigma: float, records: int | None,
                       columns: list[str]) -> tuple[str, str]:
     """What DP discovery keeps, from the plan alone: the smallest count of a value that survives
@@ -274,24 +298,34 @@ def discovery_message(threshold: float, sigma: float, records: int | None,
     holding ``LOST_SHARE`` of n̂ are lost: a column of more than n̂/T equally common values
     (codes, names, towns) is then released all missing. Public only: T, σ, n̂ and the names of
     the ``columns`` whose categories are discovered (or may be: auto)."""
-    sure = threshold + SURE_SIGMAS * sigma
+    counts, sizes = selection_figures(threshold, sigma, records)
     text = (f"DP category discovery ({', '.join(columns)}) keeps a value held by about "
-            f"{threshold:,.0f} rows or more (kept half the time at {threshold:,.0f}, nearly always "
-            f"at {sure:,.0f}); rarer values are read as missing or 'other'")
+            f"{threshold:,.0f} rows or more ({counts}); rarer values are read as missing or "
+            "'other'")
     if records is None:
-        return ("note", text + f": on a table of fewer than {20 * threshold:,.0f} rows even a "
-                f"value holding 5 % is lost; a value holding 5 % is kept nearly always from "
-                f"{sure / 0.05:,.0f} rows, 1 % from {sure / 0.01:,.0f} (set data.public_records "
-                "for the plan to check the table's size).")
+        return ("note", text + f": {sizes}.")
     most = int(records // threshold) if threshold > 0 else records
-    text += (f". With the public row count {records:,} a value needs {threshold / records:.1%} "
-             f"of the rows ({sure / records:.1%} to be kept nearly always), and a column keeps at "
-             f"most {most:,} values: one of more than {most:,} equally common values loses most or "
-             "all of its rows")
+    text += (f". {sizes[0].upper()}{sizes[1:]}, and a column keeps at most {most:,} values: one "
+             f"of more than {most:,} equally common values loses most or all of its rows")
     if threshold > LOST_SHARE * records:
         return ("WARNING", text + ". To fix: list public categories in the schema, raise "
                 "budget.epsilon or budget.domain_share, or model fewer columns.")
     return ("note", text + ".")
+
+
+def heap_message(threshold: float, sigma: float, records: int | None,
+                 columns: list[str]) -> tuple[str, str]:
+    """What DP heap discovery (synthpriv.domain_stage.heap_columns, docs/schema.md) keeps, from
+    the plan alone: the count T_h at which a value a numeric column piles up on becomes a point
+    mass (half the time; nearly always at T_h + 2σ_h), with the shares when n̂ is public (else
+    the table sizes). Always a ``note``: a heap that is not kept stays in its bin (decoded at the
+    bin's roundest value), the column is still released. Public only: T_h, σ_h, n̂, the names of
+    the ``columns`` measured."""
+    counts, sizes = selection_figures(threshold, sigma, records)
+    return ("note", f"DP heap discovery ({', '.join(columns)}): a value a numeric column piles "
+            f"up on (a 0, a default, a heaped amount) is kept as a point mass when about "
+            f"{threshold:,.0f} rows hold it ({counts}); a rarer heap stays in its bin, decoded at "
+            f"the bin's roundest value: {sizes}.")
 
 
 def draft_warning(job: Job) -> str:

@@ -1,6 +1,7 @@
-"""What the plan says DP category discovery keeps (issue 24 item 3): the smallest count of a value
-that survives, the most values a column keeps and the shares, from public quantities only, and
-that those statements hold for the mechanism that runs (select_partitions at the plan's σ, T)."""
+"""What the plan says DP category discovery (issue 24 item 3) and DP heap discovery (item 4) keep:
+the smallest count of a value that survives, the most values a column keeps and the shares, from
+public quantities only, and that those statements hold for the mechanism that runs
+(select_partitions at the plan's σ, T; at σ_h, T_h for heaps)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ import numpy as np
 import pytest
 import yaml
 
+from synthpriv.cli import main
 from synthpriv.config import load_job
 from synthpriv.pipeline import plan_job
-from synthpriv.plan_warnings import SURE_SIGMAS, discovery_message, plan_messages
+from synthpriv.plan_warnings import SURE_SIGMAS, discovery_message, heap_message, plan_messages
 from synthpriv.privacy.partition import select_partitions
 from synthpriv.privacy.randomness import RandomSource
 from tests.evaluation.tiny import tiny_table
@@ -26,8 +28,9 @@ SCHEMA = {"columns": [
 ]}
 
 
-def _planned(folder: Path, records: int | None = None) -> tuple[list[str], dict]:
-    """The plan's domain messages and the domain step's planned noise."""
+def _planned(folder: Path, records: int | None = None,
+             marker: str = "DP category discovery") -> tuple[list[str], dict]:
+    """The plan's domain messages holding ``marker`` and the domain step's planned noise."""
     folder.mkdir(parents=True, exist_ok=True)
     tiny_table(400, 1).to_csv(folder / "train.csv", index=False)
     (folder / "schema.yaml").write_text(yaml.safe_dump(SCHEMA))
@@ -40,7 +43,7 @@ def _planned(folder: Path, records: int | None = None) -> tuple[list[str], dict]
     (folder / "job.yaml").write_text(yaml.safe_dump(config))
     job = load_job(folder / "job.yaml")
     plan, stages = plan_job(job)
-    messages = [m for m in plan_messages(job, plan, stages) if "DP category discovery" in m]
+    messages = [m for m in plan_messages(job, plan, stages) if marker in m]
     return messages, plan.stages[0].noise
 
 
@@ -102,3 +105,56 @@ def test_without_a_public_count_it_states_the_table_sizes(tmp_path: Path) -> Non
     assert _figure(message, "1 % from") == round(sure / 0.01)
     assert discovery_message(100.0, 10.0, None, ["a"])[1] != discovery_message(
         100.0, 20.0, None, ["a"])[1]  # the sizes follow σ
+
+
+def _kept_share(count: int, sigma: float, threshold: int, draws: int = 400) -> float:
+    """The share of seeded draws in which select_partitions keeps a value of ``count`` rows."""
+    source = RandomSource.seeded(11)
+    return float(np.mean([bool(select_partitions({"v": count}, sigma, threshold, source))
+                          for _ in range(draws)]))
+
+
+@pytest.mark.parametrize("records", [None, 5_000])
+def test_the_heap_counts_stated_hold_for_the_mechanism_that_runs(tmp_path: Path,
+                                                                 records: int | None) -> None:
+    """Heap discovery's statement: T_h and T_h + 2σ_h at the plan's heap_sigma and
+    heap_threshold (not the category σ, T), a heap of T_h rows kept about half the time, one of
+    T_h + 2σ_h nearly always; with a public n̂ the shares, without it the table sizes; the
+    measured column by name (the auto one: size has public bounds); a note."""
+    (message,), noise = _planned(tmp_path, records, marker="DP heap discovery")
+    sigma, threshold = noise["heap_sigma"], int(noise["heap_threshold"])
+    assert sigma != noise["sigma"]  # the heap histograms' own σ_h = F·σ
+    assert message.startswith("note") and "(weight)" in message  # size has public bounds
+    assert _figure(message, "is kept as a point mass when about") == threshold
+    assert _figure(message, "kept half the time at") == threshold
+    sure = threshold + SURE_SIGMAS * sigma
+    assert _figure(message, "nearly always at") == round(sure)
+    if records is None:
+        assert _figure(message, "kept nearly always from") == round(sure / 0.05)
+    else:
+        assert f"needs {threshold / records:.1%} of the rows" in message
+        assert f"({sure / records:.1%} to be kept nearly always)" in message
+    sure = round(sure)
+    assert 0.4 < _kept_share(threshold, sigma, threshold) < 0.6
+    assert _kept_share(sure, sigma, threshold) > 0.95
+    assert heap_message(100.0, 10.0, None, ["a"]) != heap_message(100.0, 20.0, None, ["a"])
+
+
+def test_the_plan_of_a_safe_draft_says_what_heap_discovery_keeps(tmp_path: Path,
+                                                                 capsys) -> None:
+    """``schema infer`` (safe: every column auto) then ``synthpriv plan``: the heap statement is
+    printed, its figures the plan's heap_threshold."""
+    tiny_table(200, 1).to_csv(tmp_path / "data.csv", index=False)
+    assert main(["schema", "infer", str(tmp_path / "data.csv")]) == 0
+    (tmp_path / "schema.yaml").write_text(capsys.readouterr().out)
+    config = {"name": "safe", "data": {"path": "data.csv", "schema": "schema.yaml"},
+              "budget": {"epsilon": 1.0, "delta": 1e-6}, "pipeline": {"recipe": "independent"},
+              "evaluation": {"enabled": False}, "output": {"dir": str(tmp_path / "out")}}
+    (tmp_path / "job.yaml").write_text(yaml.safe_dump(config))
+    assert main(["plan", str(tmp_path / "job.yaml")]) == 0
+    said = capsys.readouterr().err  # plan-time messages go to stderr, the plan to stdout
+    plan, _ = plan_job(load_job(tmp_path / "job.yaml"))
+    threshold = int(plan.stages[0].noise["heap_threshold"])
+    line = next(line for line in said.splitlines() if "DP heap discovery" in line)
+    assert "(colour, shape, size, weight)" in line
+    assert _figure(line, "is kept as a point mass when about") == threshold

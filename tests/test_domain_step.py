@@ -380,8 +380,9 @@ def test_the_plan_states_what_the_domain_noise_lets_through(
     plan, stages = plan_job(job)
     noise = plan.stages[0].noise
     messages = [m for m in plan_messages(job, plan, stages) if "stage 'domain'" in m]
-    assert len(messages) == 2
-    discovery, bounds = messages
+    assert len(messages) == 3
+    discovery, heaps, bounds = messages
+    assert heaps.startswith("note") and f"about {noise['heap_threshold']:,.0f} rows hold" in heaps
     assert f"about {noise['category_threshold']:,.0f} rows or more" in discovery
     bounded = [c for c in job.schema.unresolved if not isinstance(c, CategoricalColumn)]
     assert noise["bounded_columns"] == len(bounded) > 0  # false buckets: a chance per job
@@ -390,4 +391,4 @@ def test_the_plan_states_what_the_domain_noise_lets_through(
     assert discovery.startswith("WARNING") == warned and bounds.startswith("WARNING") == warned
     quiet = [m for m in plan_messages(job, plan, stages, informational=False)
              if "stage 'domain'" in m]
-    assert len(quiet) == 2 * warned
+    assert len(quiet) == 2 * warned  # the heap statement is a note: a lost heap stays in its bin
