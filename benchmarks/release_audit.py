@@ -26,8 +26,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
-import json
-import logging
+import functools
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -38,6 +37,9 @@ from synthpriv import domain_stage
 from synthpriv.evaluation.release_audit import SETTINGS, run_release_audit
 from synthpriv.marginals import stage as marginals_stage
 from synthpriv.marginals.measurement import Measurement
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # audit.py: the audit scripts' loop
+from audit import audit_arguments, progress, run_settings  # noqa: E402
 
 
 @contextlib.contextmanager
@@ -188,21 +190,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", default=",".join(CASES), help="comma-separated setting:mutation")
     parser.add_argument("--epsilon", type=float, default=1.0)
-    parser.add_argument("--runs", type=int, default=60, help="runs per side (D and D')")
-    parser.add_argument("--alpha", type=float, default=0.05, help="confidence is 1 - 2·alpha")
-    parser.add_argument("--selection-fraction", type=float, default=0.5)
-    parser.add_argument("--out", type=Path, help="append JSON lines here")
+    audit_arguments(parser, runs=60)
     args = parser.parse_args(argv)
-    logging.getLogger().setLevel(logging.ERROR)  # dp-accounting's RDP warnings (DP-SGD plans)
-    for case in args.cases.split(","):
-        result = audit_case(case, args.runs, args.epsilon, args.alpha, args.selection_fraction,
-                            progress=lambda m: print(m, file=sys.stderr, flush=True))
-        line = json.dumps({**result.summary(), "selection_fraction": args.selection_fraction})
-        print(line, flush=True)
-        if args.out is not None:
-            with args.out.open("a") as out:
-                out.write(line + "\n")
-    return 0
+
+    def audit(case: str) -> dict:
+        return audit_case(case, args.runs, args.epsilon, args.alpha, args.selection_fraction,
+                          progress=progress).summary()
+
+    return run_settings((functools.partial(audit, case) for case in args.cases.split(",")), args)
 
 
 if __name__ == "__main__":
