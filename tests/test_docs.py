@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import get_args
 
 import pytest
 
@@ -69,3 +70,45 @@ def test_bash_block_subcommands_exist(sub: tuple[str, ...], capsys) -> None:
         main([*sub, "--help"])
     assert stop.value.code == 0, f"'synthpriv {' '.join(sub)} --help' exited {stop.value.code}: " \
         "the docs name a subcommand the CLI does not have"
+
+
+def test_the_index_lists_every_page() -> None:
+    index = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+    linked = set(LINK.findall(index))
+    missing = [p.name for p in sorted((ROOT / "docs").glob("*.md"))
+               if p.name != "index.md" and p.name not in linked]
+    assert not missing, f"docs/index.md does not link {missing}: add a line for each page"
+
+
+def _keys(model: type) -> set[str]:
+    """The keys a user may write in ``model`` (aliases as written), and in its nested models."""
+    from pydantic import BaseModel
+
+    keys = set()
+    for name, field in model.model_fields.items():
+        keys.add(field.alias or name)
+        nested = field.annotation
+        if isinstance(nested, type) and issubclass(nested, BaseModel):
+            keys |= _keys(nested)
+    return keys
+
+
+def test_every_config_and_schema_key_is_documented() -> None:
+    """Each key of the job config and of a schema column (every kind's model, read from the code)
+    appears in README.md or docs/*.md as a word: a key added without a line of docs fails."""
+    from pydantic import BaseModel
+
+    from synthpriv import schema
+    from synthpriv.config import JobConfig
+
+    columns = [model for model in vars(schema).values() if isinstance(model, type)
+               and issubclass(model, BaseModel) and model.__module__ == schema.__name__]
+    keys = _keys(JobConfig).union(*(_keys(model) for model in columns))
+    text = "\n".join(page.read_text(encoding="utf-8") for page in PAGES)
+    missing = sorted(k for k in keys if not re.search(rf"(?<![\w-]){re.escape(k)}(?![\w-])", text))
+    assert not missing, f"keys not in README.md or docs/*.md: {missing}; document each in docs/"
+    kinds = {kind for model in columns if "kind" in model.model_fields
+             for kind in get_args(model.model_fields["kind"].annotation)} - {"ignored"}
+    assert len(kinds) >= 8  # categorical, integer, continuous, date, datetime, id, text, auto
+    missing = sorted(kind for kind in kinds if f"kind: {kind}" not in text and f"`{kind}`" not in text)
+    assert not missing, f"kinds never written 'kind: <kind>' or `<kind>` in the docs: {missing}"
