@@ -112,3 +112,24 @@ def test_every_config_and_schema_key_is_documented() -> None:
     assert len(kinds) >= 8  # categorical, integer, continuous, date, datetime, id, text, auto
     missing = sorted(kind for kind in kinds if f"kind: {kind}" not in text and f"`{kind}`" not in text)
     assert not missing, f"kinds never written 'kind: <kind>' or `<kind>` in the docs: {missing}"
+
+
+def _options(command, path: tuple[str, ...] = ()):
+    """(subcommand path, long option) for every option of the CLI parser, subcommands included."""
+    import argparse
+
+    for action in command._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _options(sub, (*path, name))
+        else:
+            yield from ((path, o) for o in action.option_strings if o.startswith("--"))
+
+
+def test_every_command_line_option_is_documented() -> None:
+    from synthpriv.cli import parser
+
+    text = "\n".join(page.read_text(encoding="utf-8") for page in PAGES)
+    missing = sorted({f"synthpriv {' '.join(path)} {option}" for path, option in _options(parser())
+                      if option != "--help" and not re.search(rf"{re.escape(option)}(?![\w-])", text)})
+    assert not missing, f"options not in README.md or docs/*.md: {missing}; document each in docs/"
