@@ -314,7 +314,8 @@ def apply(mutation: Mutation, tree: Path) -> None:
 def copy_tree(scratch: Path) -> Path:
     tree = scratch / "tree"
     tree.mkdir()
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
+    # .cache: the benchmarks' local data cache (gitignored; may hold symlinks), not code under test
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".cache")
     for name in COPIED:
         source = ROOT / name
         if source.is_dir():
