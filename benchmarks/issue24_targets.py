@@ -12,6 +12,8 @@ the dpmm releases scored into it by ``--score-dpmm``): one markdown table.
     PYTHONPATH=. .venv/bin/python benchmarks/issue24_targets.py \\
         benchmarks/results/suite-issue24-main/runs.jsonl
 
+``--where N`` lists, per table, the N columns whose 1-way distance (the yardstick's per column:
+TVD for categories, KS for numbers) grows most from the data-read to the safe draft.
 ``--dpmm OLD/runs.jsonl`` takes dpmm's records from another suite's runs (same splits: dpmm is
 not re-run when only our code changed); ``--before OLD/runs.jsonl`` adds a before/after table of
 the safe draft's 2-way TVD, safe/data-read ratio, worst point mass and mean KS per recipe.
@@ -118,6 +120,32 @@ def before_after_rows(before: list[dict], after: list[dict]) -> list[str]:
     return rows
 
 
+def where_rows(records: list[dict], most: int) -> list[str]:
+    """One markdown row per (table, recipe): the ``most`` columns whose mean 1-way distance grows
+    most from the data-read to the safe draft (draft → safe, with the safe release's kind)."""
+    runs: dict[tuple[str, str, str], list[dict]] = {}
+    for r in records:
+        if r.get("kind") == "run" and r.get("status") == "ok" and r.get("distance_by_column"):
+            runs.setdefault((r["table"], r["recipe"], r["schema_mode"]), []).append(r)
+    rows = []
+    for (name, recipe, mode), safe in runs.items():
+        draft = runs.get((name, recipe, "draft"))
+        if mode != "safe" or not draft:
+            continue
+        columns = safe[0]["distance_by_column"]
+        growth = {}
+        for column in columns:
+            before = mean([{"status": "ok", "d": r["distance_by_column"].get(column)} for r in draft], "d")
+            after = mean([{"status": "ok", "d": r["distance_by_column"].get(column)} for r in safe], "d")
+            if before is not None and after is not None:
+                growth[column] = (after - before, before, after)
+        top = sorted(growth.items(), key=lambda item: -item[1][0])[:most]
+        kinds = safe[0].get("kinds", {})
+        cells = [f"{c} {b:.3f} → {a:.3f} ({kinds.get(c, '?').split()[0]})" for c, (_, b, a) in top]
+        rows.append(f"| {name} | {recipe} | " + "; ".join(cells) + " |")
+    return rows
+
+
 def read_runs(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
@@ -134,6 +162,8 @@ def main() -> None:
                         "instead (same splits), dropping any in RUNS")
     parser.add_argument("--before", type=Path, help="also print the safe draft's figures "
                         "before (this runs.jsonl) → after (RUNS)")
+    parser.add_argument("--where", type=int, default=0, metavar="N", help="also list the N "
+                        "columns per table whose 1-way distance grows most from draft to safe")
     args = parser.parse_args()
     records = read_runs(args.runs)
     if args.dpmm:
@@ -152,6 +182,11 @@ def main() -> None:
               "| safe mean KS | worst point mass now (the worst run) | safe runs finished now |")
         print("|---|---|---|---|---|---|---|---|")
         for row in before_after_rows(read_runs(args.before), records):
+            print(row)
+    if args.where:
+        print("\n| table | recipe | columns whose 1-way distance grows most: draft → safe (safe kind) |")
+        print("|---|---|---|")
+        for row in where_rows(records, args.where):
             print(row)
 
 
