@@ -11,6 +11,12 @@ the dpmm releases scored into it by ``--score-dpmm``): one markdown table.
 
     PYTHONPATH=. .venv/bin/python benchmarks/issue24_targets.py \\
         benchmarks/results/suite-issue24-main/runs.jsonl
+
+``--where N`` lists, per table, the N columns whose 1-way distance (the yardstick's per column:
+TVD for categories, KS for numbers) grows most from the data-read to the safe draft.
+``--dpmm OLD/runs.jsonl`` takes dpmm's records from another suite's runs (same splits: dpmm is
+not re-run when only our code changed); ``--before OLD/runs.jsonl`` adds a before/after table of
+the safe draft's 2-way TVD, safe/data-read ratio, worst point mass and mean KS per recipe.
 """
 
 from __future__ import annotations
@@ -80,6 +86,70 @@ def table_rows(records: list[dict]) -> list[str]:
     return rows
 
 
+def before_after_rows(before: list[dict], after: list[dict]) -> list[str]:
+    """One markdown row per (table, recipe): the safe draft's figures before → after, with the
+    safe / data-read ratio of the mean 2-way TVD; tables in ``after``'s order."""
+    def grouped(records: list[dict]) -> dict[tuple[str, str, str], list[dict]]:
+        runs: dict[tuple[str, str, str], list[dict]] = {}
+        for r in records:
+            if r.get("kind") == "run" and not r["recipe"].startswith("dpmm"):
+                runs.setdefault((r["table"], r["recipe"], r["schema_mode"]), []).append(r)
+        return runs
+
+    old, new = grouped(before), grouped(after)
+    tables = list(dict.fromkeys(r["table"] for r in after if r.get("kind") == "floor"))
+    rows = []
+    for name in tables:
+        for recipe in ("mst", "aim"):
+            if not new.get((name, recipe, "safe")):
+                continue
+            out = [name, recipe]
+            for key in ("tvd_2", "ratio", "worst_mass", "mean_ks"):
+                pair = []
+                for runs in (old, new):
+                    safe = mean(runs.get((name, recipe, "safe"), []), "tvd_2" if key == "ratio" else key)
+                    draft = mean(runs.get((name, recipe, "draft"), []), "tvd_2")
+                    value = (None if safe is None or not draft else safe / draft) if key == "ratio" else safe
+                    pair.append(cell(value, 2 if key == "ratio" else 3))
+                out.append(" → ".join(pair))
+            done = [r for r in new[name, recipe, "safe"] if r.get("status") == "ok"]
+            worst = max(done, key=lambda r: r.get("worst_mass") or 0.0, default=None)
+            out.append((worst or {}).get("worst_mass_at") or "–")
+            out.append(f"{len(done)} of {len(new[name, recipe, 'safe'])}")
+            rows.append("| " + " | ".join(out) + " |")
+    return rows
+
+
+def where_rows(records: list[dict], most: int) -> list[str]:
+    """One markdown row per (table, recipe): the ``most`` columns whose mean 1-way distance grows
+    most from the data-read to the safe draft (draft → safe, with the safe release's kind)."""
+    runs: dict[tuple[str, str, str], list[dict]] = {}
+    for r in records:
+        if r.get("kind") == "run" and r.get("status") == "ok" and r.get("distance_by_column"):
+            runs.setdefault((r["table"], r["recipe"], r["schema_mode"]), []).append(r)
+    rows = []
+    for (name, recipe, mode), safe in runs.items():
+        draft = runs.get((name, recipe, "draft"))
+        if mode != "safe" or not draft:
+            continue
+        columns = safe[0]["distance_by_column"]
+        growth = {}
+        for column in columns:
+            before = mean([{"status": "ok", "d": r["distance_by_column"].get(column)} for r in draft], "d")
+            after = mean([{"status": "ok", "d": r["distance_by_column"].get(column)} for r in safe], "d")
+            if before is not None and after is not None:
+                growth[column] = (after - before, before, after)
+        top = sorted(growth.items(), key=lambda item: -item[1][0])[:most]
+        kinds = safe[0].get("kinds", {})
+        cells = [f"{c} {b:.3f} → {a:.3f} ({kinds.get(c, '?').split()[0]})" for c, (_, b, a) in top]
+        rows.append(f"| {name} | {recipe} | " + "; ".join(cells) + " |")
+    return rows
+
+
+def read_runs(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
 def ratio_held(ours: dict, recipe: str) -> bool | None:
     draft, safe = mean(ours[recipe, "draft"], "tvd_2"), mean(ours[recipe, "safe"], "tvd_2")
     return None if draft is None or safe is None else safe <= RATIO * draft
@@ -88,14 +158,36 @@ def ratio_held(ours: dict, recipe: str) -> bool | None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("runs", type=Path)
+    parser.add_argument("--dpmm", type=Path, help="take dpmm's records from this runs.jsonl "
+                        "instead (same splits), dropping any in RUNS")
+    parser.add_argument("--before", type=Path, help="also print the safe draft's figures "
+                        "before (this runs.jsonl) → after (RUNS)")
+    parser.add_argument("--where", type=int, default=0, metavar="N", help="also list the N "
+                        "columns per table whose 1-way distance grows most from draft to safe")
     args = parser.parse_args()
-    records = [json.loads(line) for line in args.runs.read_text().splitlines() if line.strip()]
+    records = read_runs(args.runs)
+    if args.dpmm:
+        def is_dpmm(r: dict) -> bool:
+            return r.get("kind") == "run" and r["recipe"].startswith("dpmm")
+        records = [r for r in records if not is_dpmm(r)] + [r for r in read_runs(args.dpmm)
+                                                           if is_dpmm(r)]
     print("| table | train rows | MST 2-way: draft / safe = ratio | AIM 2-way: draft / safe = ratio | "
           "safe ≤ 1.25× (≥ 1,000 rows) | best dpmm 2 / 3-way | safe below dpmm (AIM / MST) | "
           "safe worst point mass (MST / AIM) | safe mean KS (MST / AIM) |")
     print("|---|---|---|---|---|---|---|---|---|")
     for row in table_rows(records):
         print(row)
+    if args.before:
+        print("\n| table | recipe | safe 2-way TVD | safe / data-read (2-way) | safe worst point mass "
+              "| safe mean KS | worst point mass now (the worst run) | safe runs finished now |")
+        print("|---|---|---|---|---|---|---|---|")
+        for row in before_after_rows(read_runs(args.before), records):
+            print(row)
+    if args.where:
+        print("\n| table | recipe | columns whose 1-way distance grows most: draft → safe (safe kind) |")
+        print("|---|---|---|")
+        for row in where_rows(records, args.where):
+            print(row)
 
 
 if __name__ == "__main__":

@@ -796,6 +796,8 @@ def main() -> None:
     parser.add_argument("--run-one", nargs=3, type=Path, metavar=("CONFIG", "SCHEMA", "RESULT"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
+    # absolute: each run's job file is read by a child process in another directory
+    args.cache, args.out = args.cache.resolve(), args.out.resolve()
     if args.code == "head" and not (args.run_one or args.summary_only) and CODE_ENV not in os.environ:
         snapshot = head_snapshot(args.cache.resolve())
         python_path = os.pathsep.join(filter(None, [str(snapshot), os.environ.get("PYTHONPATH")]))
