@@ -123,8 +123,8 @@ def wide_table(rows: int = 5000, d: int = 7, seed: int = 3) -> Dataset:
 def test_aims_fits_at_a_huge_epsilon_take_fewer_evaluations_than_the_sigma_stop(monkeypatch) -> None:
     """The path as run_aim takes it: with the one-record stop its round and final fits (those
     warm-started) end sooner than with the stop in σ² units (``RESOLUTION`` 0), and no more
-    rounds run (on Adult at ε = 1e6 the fits then converge, the annealing fires and 49 rounds run
-    instead of ~210: benchmarks/README.md "speed4")."""
+    rounds run (on Adult at ε = 1e6 the fits then converge, the annealing fires sooner and 49
+    rounds run instead of 94: benchmarks/README.md "speed4")."""
     calls = {"all": 0, "warm": 0}
     evaluate, fit = estimation._Problem.evaluate, aim_module.estimate
 
