@@ -374,8 +374,9 @@ class _Objective:
     def stall_cells(self, resolution: float) -> float:
         """The measured cells, each counted as ``max(1, w·resolution²)``: the early stop's scale
         in noise-variance units, coarsened to ``resolution`` records where a cell's noise σ is
-        below it (an error of ``resolution`` counts ``w·resolution²`` there). Equals ``cells()``
-        when every σ ≥ ``resolution`` (0 disables it); post-processing: it reads the public σ."""
+        below it (an error of ``resolution`` counts ``w·resolution²`` there). ``w`` is a clique's
+        combined weight (k measurements at σ weigh k/σ²), so this equals ``cells()`` when every
+        combined σ/√k ≥ ``resolution`` (0 disables it); post-processing: it reads the public σ."""
         if resolution <= 0:
             return float(self.cells())
         scale = resolution * resolution
