@@ -192,6 +192,7 @@ def estimate(
     max_cells: int = 20_000_000,
     warm_start: GraphicalModel | None = None,
     tolerance: float = 1e-3,
+    resolution: float = 0.0,
 ) -> GraphicalModel:
     """Fit the graphical model minimising ``sum_m ||M_{c_m}(p) - y_m||^2 / sigma_m^2`` over
     distributions ``p`` that factor over the junction tree of the measured cliques, scaled to
@@ -204,7 +205,10 @@ def estimate(
     (those whose clique still fits in the new tree) and step size; otherwise the start is
     uniform. Runs at most ``iterations`` mirror-descent steps, stopping early once the loss is
     certified within ``tolerance * (measured cells)`` of its minimum (the loss is in units of
-    noise variance: pure noise contributes about 1/2 per measured cell).
+    noise variance: pure noise contributes about 1/2 per measured cell). ``resolution`` (records,
+    0 = off) coarsens that scale where a measurement's σ is below it (``_Objective.stall_cells``):
+    at a huge ε (σ ≪ one record) the stop then asks for a fit within a fraction of a record² per
+    cell, not of σ², which the loss-in-σ²-units stop would chase for ever.
     """
     cliques = [_check(domain, m) for m in measurements]
     tree = JunctionTree.build(domain, cliques)
@@ -236,7 +240,7 @@ def estimate(
     hosts = {c: tree.host(c) for c in potentials}
     problem = _Problem(tree, objective, float(total), hosts)  # type: ignore[arg-type]
     step = None if warm_start is None else warm_start.step_size
-    fit, step = _mirror_descent(problem, potentials, iterations, tolerance, step)
+    fit, step = _mirror_descent(problem, potentials, iterations, tolerance, step, resolution)
     return GraphicalModel(domain, tree, tuple(fit.marginals), float(total), fit.potentials, step)
 
 
@@ -366,6 +370,18 @@ class _Objective:
 
     def cells(self) -> int:
         return sum(t.values.size for t in self.targets)
+
+    def stall_cells(self, resolution: float) -> float:
+        """The measured cells, each counted as ``max(1, w·resolution²)``: the early stop's scale
+        in noise-variance units, coarsened to ``resolution`` records where a cell's noise σ is
+        below it (an error of ``resolution`` counts ``w·resolution²`` there). ``w`` is a clique's
+        combined weight (k measurements at σ weigh k/σ²), so this equals ``cells()`` when every
+        combined σ/√k ≥ ``resolution`` (0 disables it); post-processing: it reads the public σ."""
+        if resolution <= 0:
+            return float(self.cells())
+        scale = resolution * resolution
+        return float(sum(np.sum(np.maximum(1.0, np.broadcast_to(w, t.values.shape) * scale))
+                         for t, w in zip(self.targets, self.weights, strict=True)))
 
 
 @dataclass
@@ -568,6 +584,7 @@ def _mirror_descent(
     iterations: int,
     tolerance: float,
     step: float | None = None,
+    resolution: float = 0.0,
 ) -> tuple[_Point, float]:
     """Accelerated entropic mirror descent with Armijo backtracking and adaptive restart.
 
@@ -584,7 +601,7 @@ def _mirror_descent(
         return x, 0.0
     floor = problem.safe_step()
     step = max(step or floor, floor)
-    stall = tolerance * problem.objective.cells()
+    stall = tolerance * problem.objective.stall_cells(resolution)
     losses = [x.loss]
     previous, eta, momentum = x, x, 0
     for _ in range(iterations):
