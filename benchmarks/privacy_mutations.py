@@ -88,8 +88,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "(c) exact fine counts as the decoding masses (saved in model.npz)"),
     Mutation(
         "dp-bounds-exact-buckets", "synthpriv/domain_stage.py",
-        "bounds_from_noisy(noisy, sigma, grid, columns)",
-        "bounds_from_noisy(bucket_counts[name].astype(float), sigma, grid, columns)",
+        "read_bounds(noisy, sigma, grid, columns)",
+        "read_bounds(bucket_counts[name].astype(float), sigma, grid, columns)",
         ("tests/privacy/test_domain_randomness.py",),
         "(d) DP bounds read from the exact bucket counts"),
     Mutation(

@@ -89,8 +89,9 @@ def command_run(args: argparse.Namespace) -> int:
     print(f"released {result.records} synthetic rows in {time.perf_counter() - started:.1f} s")
     for name, count in runner.clipped.items():  # read from the raw table: stderr, never released
         column = result.job.schema.column(name)
+        became = "read as missing" if column.outside == "missing" else "clipped to them"
         print(f"note: {count} value(s) of '{name}' outside its bounds [{column.lower:g}, "
-              f"{column.upper:g}] were clipped to them (this count is for you, not in the release)",
+              f"{column.upper:g}] were {became} (this count is for you, not in the release)",
               file=sys.stderr)
     if runner.dropped is not None:  # data-dependent: stderr only, never released
         print(f"note: bounding each person to data.rows_per_person = "

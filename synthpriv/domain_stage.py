@@ -45,7 +45,13 @@ from synthpriv.encoding import TableEncoder
 from synthpriv.errors import ConfigError
 from synthpriv.kinds import CLASSES, cell_classes, decide, decided_column, singletons
 from synthpriv.privacy.accountant import Ledger
-from synthpriv.privacy.bounds import MIN_EXPONENT, Buckets, YearBuckets, bounds_from_noisy
+from synthpriv.privacy.bounds import (
+    MIN_EXPONENT,
+    BoundsReading,
+    Buckets,
+    YearBuckets,
+    read_bounds,
+)
 from synthpriv.privacy.domain_budget import domain_share, plan_domain_noise
 from synthpriv.privacy.mechanisms import discrete_gaussian_histogram
 from synthpriv.privacy.partition import noisy_selection
@@ -184,7 +190,7 @@ class DomainStage(Stage):
         columns = int(plan.noise["bounded_columns"]) if buckets else 1  # false buckets: per job
         for name, grid in buckets.items():
             noisy = discrete_gaussian_histogram(bucket_counts[name], sigma, source)
-            reading = bounds_from_noisy(noisy, sigma, grid, columns)
+            reading = read_bounds(noisy, sigma, grid, columns)
             found[name] = self._bounds(schema.column(name), reading)
         for name, counter in value_counts.items():
             kept = noisy_selection(counter, sigma, int(plan.noise["category_threshold"]), source)
@@ -238,17 +244,20 @@ class DomainStage(Stage):
                           for c in raw["columns"]]
         return parse_schema(raw, f"{job.source}: the schema with its DP kinds")
 
-    def _bounds(self, column: NumericColumn, found: tuple[float, float] | None) -> dict:
+    def _bounds(self, column: NumericColumn, found: BoundsReading | None) -> dict:
         """The column's bounds: public where given, else the DP ones (lower < upper kept). When
         no bucket is above the noise (a table too small for the domain step's σ), the column is
         released all missing — a categorical column with no category — rather than refused: a
         refusal would turn on the rows of one bucket (whether its count clears the noise), and
-        so would bounds read from noise. ``domain_lines`` says so on the terminal."""
+        so would bounds read from noise. ``domain_lines`` says so on the terminal. When the DP
+        reading is zeros only (a DP output), values outside the bounds are read as missing
+        (``outside: missing``) rather than clipped onto the bound: clipped, every non-zero value
+        of a 91 %-zero amount would be released as 1, a value nobody has."""
         if found is None:
             return {"name": column.name, "kind": "categorical", "missing": True,
                     "categories": [], "unknown_categories": "missing"}
-        lower = column.lower if column.lower is not None else found[0]
-        upper = column.upper if column.upper is not None else found[1]
+        lower = column.lower if column.lower is not None else found.lower
+        upper = column.upper if column.upper is not None else found.upper
         if upper <= lower:  # a DP bound on the wrong side of the public one
             upper = lower + 1.0
         # a DP bound clips the tail the noise hid onto itself: decoding spreads it; not at the
@@ -258,6 +267,9 @@ class DomainStage(Stage):
         spread = [side for side, given, bound in (("lower", column.lower, lower),
                                                   ("upper", column.upper, upper))
                   if given is None and abs(bound) > zero]
+        if found.zeros_only:  # nothing but zeros learnt: the rest is not a tail to spread
+            return {"lower": lower, "upper": upper, "spread_clipped": [], "missing": True,
+                    "outside": "missing"}
         return {"lower": lower, "upper": upper, "spread_clipped": spread}
 
     def _categories(self, column: CategoricalColumn, kept: list[str]) -> dict:

@@ -46,8 +46,9 @@ class TableEncoder:
                 "domain step (synthpriv.domain_stage) resolves them before anything is encoded"
             )
         self.schema = schema
-        # values outside a numeric column's bounds, clipped, by column: the operator's terminal
-        # shows the counts (they read the raw table); they reach no release or manifest
+        # values outside a numeric column's bounds, clipped (or read as missing: ``outside``), by
+        # column: the operator's terminal shows the counts (they read the raw table); they reach
+        # no release or manifest
         self.clipped: dict[str, int] = {}
         self._edges = {
             c.name: c.bin_edges() for c in schema.columns if isinstance(c, NumericColumn)
@@ -76,6 +77,8 @@ class TableEncoder:
                 code = values.map(lookup).to_numpy(dtype=float, na_value=np.nan)
             else:
                 code = self._bin(column, values.to_numpy(dtype=float)).astype(float)
+                if column.outside == "missing":  # still one code a row: sensitivity unchanged
+                    missing = missing | self._outside(column, values.to_numpy(dtype=float))
             code[missing] = self.domain.shape[j] - 1
             if np.isnan(code).any():
                 raise ValueError(f"column '{column.name}' has values outside its domain")
@@ -92,9 +95,14 @@ class TableEncoder:
                     f"internal error: column '{column.name}' is {column.kind} and holds values; "
                     "its cells must never reach the model (the readers drop them)")
 
+    @staticmethod
+    def _outside(column: NumericColumn, values: np.ndarray) -> np.ndarray:
+        """Which values lie outside the column's bounds (NaN: none)."""
+        return (values < column.lower) | (values > column.upper)
+
     def _bin(self, column: NumericColumn, values: np.ndarray) -> np.ndarray:
         edges = self._edges[column.name]
-        outside = int(np.count_nonzero((values < column.lower) | (values > column.upper)))
+        outside = int(np.count_nonzero(self._outside(column, values)))
         if outside:  # for the operator's terminal only (``clipped``): never released
             self.clipped[column.name] = self.clipped.get(column.name, 0) + outside
         clipped = np.clip(values, column.lower, column.upper)

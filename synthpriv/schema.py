@@ -226,8 +226,9 @@ FINE_CELLS = 1024  # cells of an adaptive column's fine public grid (see Numeric
 
 
 class NumericColumn(_Strict):
-    """A numeric column with bounds; values outside them are clipped before any query. A bound
-    left out is bought under DP by the domain step (synthpriv.domain_stage)."""
+    """A numeric column with bounds; values outside them are clipped before any query (or read
+    as missing: ``outside``). A bound left out is bought under DP by the domain step
+    (synthpriv.domain_stage)."""
 
     name: str
     kind: Literal["integer", "continuous"]
@@ -251,6 +252,12 @@ class NumericColumn(_Strict):
         default=False, description="cells that are not finite numbers are read as missing, and "
         "fractions in an integer column are rounded, instead of refusing the table (set by the "
         "DP kind decision of an 'auto' column; needs missing: true)",
+    )
+    outside: Literal["clip", "missing"] = Field(
+        default="clip", description="what a value outside [lower, upper] becomes before any "
+        "query: 'clip' (the nearest bound) or 'missing' (the missing code; needs missing: true). "
+        "The domain step sets 'missing' where its DP bounds read zeros only: clipped, every "
+        "non-zero value would be released as the bound, a value nobody has",
     )
     point_masses: list[float] | None = Field(
         default=None, description="values the column piles up on (0, a top-code, a default "
@@ -290,6 +297,13 @@ class NumericColumn(_Strict):
         if self.coerce and not self.missing:
             raise ValueError(f"'{self.name}': coerce reads cells that are not numbers as missing, "
                              "so it needs 'missing: true'")
+        return self
+
+    @model_validator(mode="after")
+    def _check_outside(self) -> NumericColumn:
+        if self.outside == "missing" and not self.missing:
+            raise ValueError(f"'{self.name}': outside: missing reads values outside the bounds as "
+                             "missing, so it needs 'missing: true' (or use outside: clip)")
         return self
 
     @model_validator(mode="after")

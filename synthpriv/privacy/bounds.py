@@ -218,7 +218,8 @@ def occupancy_threshold(sigma: float, buckets: int, width: int = 1, columns: int
 class BoundsReading:
     """What the read-out chose (post-processing of one noisy histogram): the bounds, the bucket
     range kept, and on each side whether the quantile trimmed noisy mass (True) or the edge of
-    the support set it (False) and whether a guard bucket was added."""
+    the support set it (False) and whether a guard bucket was added. ``zeros_only``: only the
+    bucket around zero was kept (bounds [0, 1]), so any other value is one the noise hid."""
 
     lower: float
     upper: float
@@ -226,6 +227,7 @@ class BoundsReading:
     last: int
     trimmed: tuple[bool, bool]
     guarded: tuple[bool, bool]
+    zeros_only: bool = False
 
 
 def core(noisy: np.ndarray, sigma: float, columns: int = 1) -> np.ndarray:
@@ -301,11 +303,12 @@ def read_bounds(noisy: np.ndarray, sigma: float, buckets: Buckets | YearBuckets,
         last, guarded[1] = (middle if middle is not None and last < middle else last + 1), True
     lower = 0.0 if guarded[0] and first == middle else buckets.value_range(first)[0]
     upper = 0.0 if guarded[1] and last == middle else buckets.value_range(last)[1]
-    if first == last == middle:  # only the bucket around zero shows: the column reads as zeros
+    zeros_only = first == last == middle
+    if zeros_only:  # only the bucket around zero shows: the column reads as zeros
         lower, upper = 0.0, 0.0  # (a continuous one's ±2⁻¹⁶ would release 1.5e-05 and negatives)
     if math.isclose(upper, lower):  # one value (zero): bounds need lower < upper
         upper = lower + 1.0
-    return BoundsReading(lower, upper, first, last, trimmed, (guarded[0], guarded[1]))
+    return BoundsReading(lower, upper, first, last, trimmed, (guarded[0], guarded[1]), zeros_only)
 
 
 def bounds_from_noisy(
