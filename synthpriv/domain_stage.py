@@ -191,7 +191,7 @@ class DomainStage(Stage):
         for name, grid in buckets.items():
             noisy = discrete_gaussian_histogram(bucket_counts[name], sigma, source)
             reading = read_bounds(noisy, sigma, grid, columns)
-            found[name] = self._bounds(schema.column(name), reading)
+            found[name] = dp_bounds(schema.column(name), reading)
         for name, counter in value_counts.items():
             kept = noisy_selection(counter, sigma, int(plan.noise["category_threshold"]), source)
             found[name] = self._categories(schema.column(name), list(kept))
@@ -243,34 +243,6 @@ class DomainStage(Stage):
         raw["columns"] = [decided_column(c["name"], kinds[c["name"]]) if c["name"] in kinds else c
                           for c in raw["columns"]]
         return parse_schema(raw, f"{job.source}: the schema with its DP kinds")
-
-    def _bounds(self, column: NumericColumn, found: BoundsReading | None) -> dict:
-        """The column's bounds: public where given, else the DP ones (lower < upper kept). When
-        no bucket is above the noise (a table too small for the domain step's σ), the column is
-        released all missing — a categorical column with no category — rather than refused: a
-        refusal would turn on the rows of one bucket (whether its count clears the noise), and
-        so would bounds read from noise. ``domain_lines`` says so on the terminal. When the DP
-        reading is zeros only (a DP output), values outside the bounds are read as missing
-        (``outside: missing``) rather than clipped onto the bound: clipped, every non-zero value
-        of a 91 %-zero amount would be released as 1, a value nobody has."""
-        if found is None:
-            return {"name": column.name, "kind": "categorical", "missing": True,
-                    "categories": [], "unknown_categories": "missing"}
-        lower = column.lower if column.lower is not None else found.lower
-        upper = column.upper if column.upper is not None else found.upper
-        if upper <= lower:  # a DP bound on the wrong side of the public one
-            upper = lower + 1.0
-        # a DP bound clips the tail the noise hid onto itself: decoding spreads it; not at the
-        # bucket around 0 (|bound| ≤ 1 for integers, 2⁻¹⁶ for continuous columns), whose cell
-        # holds the zeros columns pile up on, and where the guard puts a bound (privacy.bounds)
-        zero = 2.0 ** MIN_EXPONENT.get(column.kind, 0)
-        spread = [side for side, given, bound in (("lower", column.lower, lower),
-                                                  ("upper", column.upper, upper))
-                  if given is None and abs(bound) > zero]
-        if found.zeros_only:  # nothing but zeros learnt: the rest is not a tail to spread
-            return {"lower": lower, "upper": upper, "spread_clipped": [], "missing": True,
-                    "outside": "missing"}
-        return {"lower": lower, "upper": upper, "spread_clipped": spread}
 
     def _categories(self, column: CategoricalColumn, kept: list[str]) -> dict:
         """The kept values as categories, the ``other`` label last (if declared); without one,
@@ -429,3 +401,35 @@ def domain_lines(declared: Schema, resolved: Schema,
             "'synthpriv plan' states: list public categories in the schema, or raise "
             "budget.epsilon or budget.domain_share.")
     return ["domain chosen under DP (the manifest's schema):"] + lines if lines else []
+
+
+def dp_bounds(column: NumericColumn, found: BoundsReading | None) -> dict:
+    """The column's bounds: public where given, else the DP ones (lower < upper kept). When
+    no bucket is above the noise (a table too small for the domain step's σ), the column is
+    released all missing — a categorical column with no category — rather than refused: a
+    refusal would turn on the rows of one bucket (whether its count clears the noise), and
+    so would bounds read from noise. ``domain_lines`` says so on the terminal. When the DP
+    reading is zeros only (a DP output), values outside the bounds are read as missing
+    (``outside: missing``) rather than clipped onto the bound: clipped, every non-zero value
+    of a 91 %-zero amount would be released as 1, a value nobody has; an integer column's DP
+    upper bound becomes 0.5 (0 its only whole value), so no cell of 1 draws rows from noise."""
+    if found is None:
+        return {"name": column.name, "kind": "categorical", "missing": True,
+                "categories": [], "unknown_categories": "missing"}
+    lower = column.lower if column.lower is not None else found.lower
+    upper = column.upper if column.upper is not None else found.upper
+    if upper <= lower:  # a DP bound on the wrong side of the public one
+        upper = lower + 1.0
+    # a DP bound clips the tail the noise hid onto itself: decoding spreads it; not at the
+    # bucket around 0 (|bound| ≤ 1 for integers, 2⁻¹⁶ for continuous columns), whose cell
+    # holds the zeros columns pile up on, and where the guard puts a bound (privacy.bounds)
+    zero = 2.0 ** MIN_EXPONENT.get(column.kind, 0)
+    spread = [side for side, given, bound in (("lower", column.lower, lower),
+                                              ("upper", column.upper, upper))
+              if given is None and abs(bound) > zero]
+    if found.zeros_only:  # nothing but zeros learnt: the rest is not a tail to spread
+        if column.kind == "integer" and column.upper is None and lower < 0.5:
+            upper = 0.5  # whole values in [lower, 0.5]: up to 0, so no cell holds 1 by noise
+        return {"lower": lower, "upper": upper, "spread_clipped": [], "missing": True,
+                "outside": "missing"}
+    return {"lower": lower, "upper": upper, "spread_clipped": spread}
