@@ -123,7 +123,7 @@ def exact_masses() -> Iterator[None]:
 def exact_bounds() -> Iterator[None]:
     """DP bounds read from the exact bucket counts: the noisy histogram is drawn (and its
     event recorded) but the bounds come from the exact one, with no noise to allow for."""
-    histogram, bounds = domain_stage.discrete_gaussian_histogram, domain_stage.bounds_from_noisy
+    histogram, bounds = domain_stage.discrete_gaussian_histogram, domain_stage.read_bounds
     exact: list = []
 
     def noisy_histogram(counts, sigma, source):
@@ -134,7 +134,7 @@ def exact_bounds() -> Iterator[None]:
         return bounds(exact.pop().astype(float), 1e-12, grid, columns)
 
     with (patched(domain_stage, "discrete_gaussian_histogram", noisy_histogram),
-          patched(domain_stage, "bounds_from_noisy", from_exact)):
+          patched(domain_stage, "read_bounds", from_exact)):
         yield
 
 
