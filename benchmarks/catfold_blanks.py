@@ -7,10 +7,10 @@ of zeros and of blanks. Run it with PYTHONPATH pointing at the code to measure (
 
 from __future__ import annotations
 
-import argparse
 import warnings
 
 import pandas as pd
+from missnoise import arguments
 
 from synthpriv import Synthesizer
 
@@ -32,14 +32,7 @@ MAJORITY: dict[str, str] = {}
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--csv", required=True)
-    parser.add_argument("--schema", required=True)
-    parser.add_argument("--rows", type=int, help="the first ROWS rows only")
-    parser.add_argument("--recipe", default="aim")
-    parser.add_argument("--epsilon", type=float, default=1.0)
-    parser.add_argument("--delta", type=float, default=1e-6)
-    parser.add_argument("--seeds", default="0,1,2")
+    parser = arguments()
     parser.add_argument("--zeros", default="", help="numeric columns: zero and blank shares")
     args = parser.parse_args()
     real = pd.read_csv(args.csv, nrows=args.rows, skipinitialspace=True)
