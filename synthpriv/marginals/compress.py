@@ -77,7 +77,6 @@ class Coarsening:
     atoms: Mapping[str, np.ndarray] = field(default_factory=dict)  # fine cells decoded at one value
     noise: Mapping[str, np.ndarray] = field(default_factory=dict)  # σ of each cell's mass (fitting)
     priors: Mapping[str, np.ndarray] = field(default_factory=dict)  # fine cells piled on a priori
-    tails: Mapping[str, np.ndarray] = field(default_factory=dict)  # noise-only end cells: mass 0
 
     @property
     def changed(self) -> bool:
@@ -230,7 +229,7 @@ def choose_coarsening(
     measurements to come)."""
     by_attribute = {m.clique[0]: m for m in one_way if len(m.clique) == 1}
     combined = combined or {}
-    maps, masses, sizes, fitted, noise, tails = {}, {}, {}, set(), {}, {}
+    maps, masses, sizes, fitted, noise = {}, {}, {}, set(), {}
     for column in schema.modelled:
         name = column.name
         measurement = combined.get(name, by_attribute[name])
@@ -244,15 +243,11 @@ def choose_coarsening(
             # public count) less its noisy missing count, not its own noisier sum: on a small
             # table that sum can be ≤ 0 and empty the column (Credit's Balance, 400 rows, ε = 1)
             present = records - (min(max(noisy[-1], 0.0), records) if blank else 0.0)
+            mass = fitted_masses(noisy[:values], present)
+            groups = numeric_groups(mass, bin_count(records, later, max_bins), sigma)
+            fitted.add(name)
             noise[name] = np.broadcast_to(np.asarray(measurement.sigma, dtype=float),
                                           noisy.shape)
-            empty = noise_tails(noisy[:values], noise[name][:values], column.spread_clipped)
-            mass = np.zeros(values)
-            mass[~empty] = fitted_masses(noisy[:values][~empty], present)
-            groups = join_tails(numeric_groups(mass, bin_count(records, later, max_bins), sigma),
-                                empty)
-            tails[name] = np.append(empty, np.zeros(len(noisy) - values, dtype=bool))
-            fitted.add(name)
         elif isinstance(column, CategoricalColumn) and merge_categories:
             mass = np.maximum(noisy[:values], 0.0)
             groups = categorical_groups(noisy[:values], sigma)
@@ -268,62 +263,7 @@ def choose_coarsening(
         maps[name], masses[name] = groups, mass
         sizes[name] = int(groups.max()) + 1
     return Coarsening(fine, Domain.from_sizes(sizes), maps, masses, frozenset(fitted),
-                      noise=noise, tails=tails)
-
-
-TAIL_PENALTY = 1.0  # σ a cell at an end must add to the running sum to join the support
-
-
-def noise_tails(
-    noisy: np.ndarray, sigma: np.ndarray, sides: Iterable[str] = ("lower", "upper"),
-) -> np.ndarray:
-    """Cells of an adaptive column's measured grid (values only, in order) at either end beyond
-    where the noisy counts say rows are. Beyond the first and the last significant cells (3σ,
-    ``SIGNIFICANT``), at each end, the cut is the longest run of end cells that (1) lies beyond
-    the cell maximising the running sum of ``noisy − TAIL_PENALTY·σ`` outward (a change point
-    with a penalty of one σ of its own noise per cell: a cell holding more than σ rows next to
-    the support stays) and (2) holds in all a noisy count below one standard deviation of its
-    noise, σ·√k over k cells (consistent with holding nothing; a thin spread of real rows over
-    many cells, each below σ, passes this only over a few cells: at most about σ·√k rows are
-    cut). The cut cells get mass 0 and their rows go to the rest (``fitted_masses`` keeps the
-    total). None when no cell is significant (nothing to stand on). Only at ``sides``: those
-    whose bound the DP domain step chose away from 0 (``spread_clipped``), a power of two
-    beyond the data's quantile whose end cells are often empty; a public bound is the user's
-    statement of the range (a fee spread thinly up to it, each cell below σ, keeps its spread).
-
-    Those cells' positive noise survived ``fitted_masses`` and decoding drew values there: DP
-    bounds are powers of two, so Wage's ages, 18-80, got [0, 127] and 1.6-2 % of released ages
-    above 80. Post-processing of the noisy 1-way counts."""
-    empty = np.zeros(len(noisy), dtype=bool)
-    significant = np.flatnonzero(noisy >= SIGNIFICANT * sigma)
-    if not len(significant):
-        return empty
-    first, last = int(significant[0]), int(significant[-1])
-    for side, cells in (("lower", np.arange(first - 1, -1, -1)),
-                        ("upper", np.arange(last + 1, len(noisy)))):
-        if side not in sides or not len(cells):
-            continue
-        gain = np.concatenate([[0.0], np.cumsum(noisy[cells] - TAIL_PENALTY * sigma[cells])])
-        support = int(np.argmax(gain))  # cells kept beyond the significant one
-        end = cells[support:][::-1]  # the candidates, from the end inward
-        if not len(end):
-            continue
-        quiet = np.cumsum(noisy[end]) < np.sqrt(np.cumsum(sigma[end] ** 2))
-        empty[end[:int(np.argmin(quiet)) if not quiet.all() else len(end)]] = True
-    return empty
-
-
-def join_tails(groups: np.ndarray, empty: np.ndarray) -> np.ndarray:
-    """``groups`` (fine → coarse, in order) with the ``empty`` cells at either end in the group
-    of the nearest kept cell, so no coarse cell is made of them alone (a coarse cell with no
-    mass is decoded uniformly over its values: ``Coarsening.refine``). Post-processing."""
-    kept = np.flatnonzero(~empty)
-    if not len(kept):
-        return groups
-    groups = groups.copy()
-    groups[:kept[0]], groups[kept[-1] + 1:] = groups[kept[0]], groups[kept[-1]]
-    _, groups = np.unique(groups, return_inverse=True)
-    return groups
+                      noise=noise)
 
 
 def missing_measured(measurement: Measurement) -> bool:
@@ -524,10 +464,8 @@ def compose(
                 maps[attribute] = fold_noise_bins(
                     maps[attribute], lone & grid.priors[attribute] & ~measured,
                     int(attribute in missing))
-            tails = chosen.tails.get(attribute)
             mass = spread_lone_noise(mass, measured, to_grid, maps[attribute],
-                                     int(attribute in missing),
-                                     None if tails is None else tails[to_grid])
+                                     int(attribute in missing))
             atoms[attribute] = significant & heaped(
                 measurement.noisy_counts, float(np.max(measurement.sigma)),
                 significance(len(measurement.noisy_counts)))
@@ -649,7 +587,7 @@ def fold_noise_bins(mapping: np.ndarray, noise: np.ndarray, missing: int = 0) ->
 
 def spread_lone_noise(
     mass: np.ndarray, significant: np.ndarray, to_grid: np.ndarray, groups: np.ndarray,
-    missing: int = 0, closed: np.ndarray | None = None,
+    missing: int = 0,
 ) -> np.ndarray:
     """``mass`` with the mass of each fine cell that is a grid cell of its own (one integer: 0,
     1, a bound, every value of a small range) but not significant shared equally by the
@@ -663,9 +601,8 @@ def spread_lone_noise(
     ``inquiries_last_12m`` = 22), where the same noise in a wide cell spreads over its values.
     Below the significance level the cell is not told apart from noise, so its mass is treated as
     noise is in ``fine_masses``: shared equally within the coarse cell. Each coarse cell's total is
-    unchanged (the coarse 1-way counts are sums of these masses); the ``missing`` last codes and
-    the ``closed`` cells (noise-only tails: ``noise_tails``) take no share. Post-processing of
-    the noisy counts only."""
+    unchanged (the coarse 1-way counts are sums of these masses); the ``missing`` last codes are
+    left alone. Post-processing of the noisy counts only."""
     values = len(mass) - missing
     lone = np.bincount(to_grid, minlength=int(to_grid.max()) + 1)[to_grid] == 1
     pooled = lone & ~significant
@@ -674,8 +611,6 @@ def spread_lone_noise(
         return mass
     sharing = ~significant
     sharing[values:] = False
-    if closed is not None:
-        sharing &= ~closed
     cells = int(groups.max()) + 1
     pool = np.bincount(groups, weights=np.where(pooled, mass, 0.0), minlength=cells)
     takers = np.bincount(groups, weights=sharing.astype(float), minlength=cells)
