@@ -311,7 +311,7 @@ def missing_estimate(
     """The rows in a discovered column's missing code and the σ of that estimate: its noisy
     1-way count (σ_m) and n̂ − K̂, with K̂ the domain step's noisy count of the kept values' rows
     (``column.kept_rows``, σ_K) and n̂ the record count from the *other* columns' noisy 1-way
-    totals (inverse-variance weighted, σ_n²  = 1 / Σ 1/(cells·σ²); the column's own is left out
+    totals (inverse-variance weighted, σ_n² = 1 / Σ 1/(cells·σ²); the column's own is left out
     so the two estimates have independent noise), weighted by inverse variance. Both estimate
     blanks + rows of values discovery dropped; under "the code is empty" both have mean 0 (K̂'s
     selection makes it ≥ K on average, so n̂ − K̂ errs low: towards folding).
