@@ -295,6 +295,13 @@ MUTATIONS: tuple[Mutation, ...] = (
         "                                    1, source)",
         ("tests/privacy/test_heap_discovery.py",),
         "heap discovery keeps every value present (no partition-selection threshold)"),
+    Mutation(
+        "kept-rows-exact", "synthpriv/domain_stage.py",
+        "found[name] = self._categories(schema.column(name), kept, sigma)",
+        "found[name] = self._categories(schema.column(name), {v: counter[v] for v in kept}, "
+        "sigma)",
+        ("tests/marginals/test_missing_fold.py",),
+        "a discovered column's kept_rows (in the release's schema) summed from exact counts"),
 )
 
 

@@ -194,7 +194,7 @@ class DomainStage(Stage):
             found[name] = dp_bounds(schema.column(name), reading)
         for name, counter in value_counts.items():
             kept = noisy_selection(counter, sigma, int(plan.noise["category_threshold"]), source)
-            found[name] = self._categories(schema.column(name), list(kept))
+            found[name] = self._categories(schema.column(name), kept, sigma)
             if name in self.present:
                 self.kept_shares[name] = kept_share(kept, self.present[name])
         for name, counter in heap_counts.items():
@@ -244,12 +244,16 @@ class DomainStage(Stage):
                           for c in raw["columns"]]
         return parse_schema(raw, f"{job.source}: the schema with its DP kinds")
 
-    def _categories(self, column: CategoricalColumn, kept: list[str]) -> dict:
-        """The kept values as categories, the ``other`` label last (if declared); without one,
-        values not kept are read as missing (if none is kept, the column is all missing)."""
+    def _categories(self, column: CategoricalColumn, kept: dict[str, int], sigma: float) -> dict:
+        """The kept values (``kept``: their noisy counts at ``sigma``) as categories, the ``other``
+        label last (if declared); without one, values not kept are read as missing (if none is
+        kept, the column is all missing) and ``kept_rows`` carries the kept values' rows (the sum
+        of their noisy counts, σ·√k: a DP output) so the adaptive domain can tell a missing code
+        holding dropped values' rows from one holding noise (marginals.compress)."""
         if column.other is not None:
-            return {"categories": kept + [column.other] * (column.other not in kept)}
-        return {"categories": kept, "unknown_categories": "missing"}
+            return {"categories": list(kept) + [column.other] * (column.other not in kept)}
+        rows = {"count": float(sum(kept.values())), "sigma": float(sigma) * len(kept) ** 0.5}
+        return {"categories": list(kept), "unknown_categories": "missing", "kept_rows": rows}
 
 
 def heap_columns(schema: Schema) -> list[str]:
