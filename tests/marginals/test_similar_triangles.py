@@ -120,3 +120,13 @@ def test_auto_takes_triangles_only_from_a_warm_start(monkeypatch, round_problem)
     np.testing.assert_array_equal(cold_auto.marginals[0].values, cold_mirror.marginals[0].values)
     with pytest.raises(ValueError, match="method must be"):
         estimate(DOMAIN, measurements, method="newton")
+
+
+def test_the_warm_start_matches_the_new_measurement_before_any_step(round_problem) -> None:
+    """The new clique starts at one IPF step: its model marginal is the measurement with cells
+    below FLOOR·σ raised to it (the non-negative projection), rescaled to the total."""
+    measurements, warm = round_problem
+    model = estimate(DOMAIN, measurements, iterations=0, warm_start=warm)
+    target = np.maximum(measurements[-1].noisy_counts, estimation.FLOOR * SIGMA)
+    assert measurements[-1].noisy_counts.min() < 0  # the projection is exercised
+    np.testing.assert_allclose(model.project(NEW), target * model.total / target.sum(), rtol=1e-9)
