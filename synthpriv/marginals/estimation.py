@@ -37,6 +37,7 @@ from synthpriv.marginals.rounding import sample_rounded
 __all__ = ["GraphicalModel", "ModelTooLargeError", "estimate", "model_cells"]
 
 WINDOW = 20  # early stop: accepted steps over which the loss must still fall by the tolerance
+GROW = 1.5  # the step grows by this factor a step before its backtracking test
 FLOOR = 0.1  # warm starts: cells floored at this many noise standard deviations
 
 
@@ -673,8 +674,9 @@ def _similar_triangles(
     previous_t, previous_step = -1.0, step
     first_theta = z.theta  # the caller's start: never written to
     spare = [np.empty_like(u) for u in z.theta]
+    scratch = [np.empty_like(u) for u in z.theta]
     for _ in range(iterations):
-        trial_step = step * 1.5
+        trial_step = step * GROW
         while True:
             t = 1.0 if previous_t < 0 else 2.0 / (
                 1.0 + np.sqrt(1.0 + 4.0 * previous_step / (previous_t ** 2 * trial_step)))
@@ -683,12 +685,12 @@ def _similar_triangles(
             for c, gx, gz in zip(objective.cliques, x_gradient, z_gradient, strict=True):
                 moved[c] = Factor(moved[c].domain, moved[c].values - k * ((1 - t) * gx + t * gz))
             theta = spare  # written in place: no fresh tree-sized arrays (page faults) a trial
-            for new, u, gx, gz in zip(theta, z.theta, x_tree_gradient, z_tree_gradient,
-                                      strict=True):
+            for new, u, gx, gz, work in zip(theta, z.theta, x_tree_gradient, z_tree_gradient,
+                                            scratch, strict=True):
                 np.multiply(gz, -k * t, out=new)
                 new += u
                 if t < 1:
-                    new -= (k * (1 - t)) * gx
+                    new -= np.multiply(gx, k * (1 - t), out=work)
             trial = problem.evaluate(moved, theta)
             change = [q.values - p.values for q, p in zip(trial.projections, z.projections,
                                                           strict=True)]
