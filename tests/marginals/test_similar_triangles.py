@@ -130,3 +130,24 @@ def test_the_warm_start_matches_the_new_measurement_before_any_step(round_proble
     target = np.maximum(measurements[-1].noisy_counts, estimation.FLOOR * SIGMA)
     assert measurements[-1].noisy_counts.min() < 0  # the projection is exercised
     np.testing.assert_allclose(model.project(NEW), target * model.total / target.sum(), rtol=1e-9)
+
+
+def test_tree_potentials_written_into_buffers_equal_fresh_ones(round_problem) -> None:
+    """``out`` holding garbage (NaN) comes back equal, bit for bit, to the fresh sum, also where
+    a tree clique hosts no potential (0)."""
+    measurements, _ = round_problem
+    tree = estimation.JunctionTree.build(DOMAIN, [m.clique for m in measurements])
+    objective = estimation._Objective.build(DOMAIN, measurements)
+    rng = np.random.default_rng(5)
+    every = {c: estimation.Factor(t.domain, rng.normal(size=t.values.shape))
+             for c, t in zip(objective.cliques, objective.targets, strict=True)}
+    for potentials in (every, {("a",): every[("a",)]}):  # the second leaves tree cliques empty
+        problem = estimation._Problem(tree, objective, float(ROWS),
+                                      {c: tree.host(c) for c in potentials})
+        fresh = problem.tree_potentials(potentials)
+        out = [np.full_like(table, np.nan) for table in fresh]
+        written = problem.tree_potentials(potentials, out=out)
+        assert all(a is b for a, b in zip(written, out, strict=True))
+        for a, b in zip(fresh, written, strict=True):
+            np.testing.assert_array_equal(a, b)
+    assert len(tree.cliques) > 1 and not fresh[1 - tree.host(("a",))].any()
