@@ -681,16 +681,13 @@ def _similar_triangles(
     step = max(step or floor, floor)
     stall = tolerance * objective.stall_cells(resolution)
     z_gradient = [g.values for g in z.gradients]
-    z_tree_gradient = problem.tree_potentials(dict(zip(objective.cliques, z.gradients, strict=True)))
     x_projections = [p.values for p in z.projections]
     x_marginals = [m.values.copy() for m in z.marginals]
     x_gradient = [g.copy() for g in z_gradient]
-    x_tree_gradient = [g.copy() for g in z_tree_gradient]
     losses = [z.loss]
     previous_t, previous_step = -1.0, step
     first_theta = z.theta  # the caller's start: never written to
     spare = [np.empty_like(u) for u in z.theta]
-    scratch = [np.empty_like(u) for u in z.theta]
     for _ in range(iterations):
         trial_step = step * GROW
         while True:
@@ -700,14 +697,8 @@ def _similar_triangles(
             moved = dict(z.potentials)
             for c, gx, gz in zip(objective.cliques, x_gradient, z_gradient, strict=True):
                 moved[c] = Factor(moved[c].domain, moved[c].values - k * ((1 - t) * gx + t * gz))
-            theta = spare  # written in place: no fresh tree-sized arrays (page faults) a trial
-            for new, u, gx, gz, work in zip(theta, z.theta, x_tree_gradient, z_tree_gradient,
-                                            scratch, strict=True):
-                np.multiply(gz, -k * t, out=new)
-                new += u
-                if t < 1:
-                    new -= np.multiply(gx, k * (1 - t), out=work)
-            trial = problem.evaluate(moved, theta)
+            # summed onto the tree in place: no fresh tree-sized arrays (page faults) a trial
+            trial = problem.evaluate(moved, problem.tree_potentials(moved, out=spare))
             change = [q.values - p.values for q, p in zip(trial.projections, z.projections,
                                                           strict=True)]
             quadratic = 0.5 * t * t * sum(float(np.sum(w * d * d))
@@ -719,15 +710,12 @@ def _similar_triangles(
         spare = z.theta if z.theta is not first_theta else [np.empty_like(u) for u in z.theta]
         z = trial
         z_gradient = [g.values for g in z.gradients]
-        z_tree_gradient = problem.tree_potentials(  # the old one is spent: overwritten
-            dict(zip(objective.cliques, z.gradients, strict=True)), out=z_tree_gradient)
         x_projections = [(1 - t) * x + t * p.values
                          for x, p in zip(x_projections, z.projections, strict=True)]
         x_loss = 0.5 * sum(float(np.sum(w * np.square(x - target))) for x, target, w
                            in zip(x_projections, targets, objective.weights, strict=True))
         previous_step, step = trial_step, trial_step
-        _mix([*x_marginals, *x_gradient, *x_tree_gradient],
-             [*(m.values for m in z.marginals), *z_gradient, *z_tree_gradient], t)
+        _mix([*x_marginals, *x_gradient], [*(m.values for m in z.marginals), *z_gradient], t)
         previous_t = t
         losses.append(x_loss)
         if len(losses) > WINDOW and losses[-WINDOW - 1] - losses[-1] <= stall:
