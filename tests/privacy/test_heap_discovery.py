@@ -97,7 +97,7 @@ def test_the_threshold_keeps_heaps_above_it_and_drops_those_below(tmp_path: Path
 def test_the_point_masses_follow_the_noisy_selection_only(tmp_path: Path, monkeypatch) -> None:
     """Post-processing: the resolved point masses are the values the heap selection released
     (within the DP bounds), whatever the raw table holds. With the selection's output replaced,
-    the table's own heap (7, half the rows) is not in the schema and the replaced value (11,
+    the table's own heap (7, half the rows) is not in the schema and the replaced value (5,
     inside the DP bounds) is; a value only the raw table holds (once) never appears."""
     table = _table({7.0: 2000, 3.0: 500, 1234.0: 1})
     job, plan, stage = _job(tmp_path, table)
@@ -108,14 +108,14 @@ def test_the_point_masses_follow_the_noisy_selection_only(tmp_path: Path, monkey
 
     def altered(counts, sigma, threshold, source):
         out = real(counts, sigma, threshold, source)
-        return {11.0: 999} if sigma == plan.noise["heap_sigma"] else out
+        return {5.0: 999} if sigma == plan.noise["heap_sigma"] else out
 
     monkeypatch.setattr(domain_stage, "noisy_selection", altered)
     resolved, _ = _resolve(job, plan, stage, table, 1)
-    assert resolved.schema.column("x").point_masses == [11.0]
+    assert resolved.schema.column("x").point_masses == [5.0]
     changed = table.assign(x=np.where(table["x"] == 7.0, 8.0, table["x"]))  # raw table altered
     again, _ = _resolve(job, plan, stage, changed, 1)
-    assert again.schema.column("x").point_masses == [11.0]
+    assert again.schema.column("x").point_masses == [5.0]
 
 
 def test_the_ledger_counts_the_heap_histograms_and_thresholds(tmp_path: Path) -> None:
