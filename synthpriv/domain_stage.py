@@ -18,8 +18,12 @@ the job's one Ledger:
   sorted order; any other value is read as the column's ``other`` label, or as missing;
 * a column of kind ``auto``: first its kind, from a noisy histogram of its cells' classes (text,
   fraction, whole number: synthpriv.kinds) read in a pass of its own; then, in the pass above,
-  its bounds or categories as for a column of the kind decided (the noise of that second
-  histogram does not depend on the kind, so the plan fixes it before any data is read).
+  its bounds or categories as for a column of the kind decided. The plan fixes that pass's ρ
+  before any data is read; what the pass runs depends on the kinds decided (DP outputs), and
+  the weight of what does not run (a categorical column's heap histogram, a text or id
+  column's histograms) goes to the columns decided categorical, whose discovery then runs at a
+  lower σ and threshold (``privacy.domain_budget.realised_domain_noise``: same ρ and δ for
+  every outcome; the ledger records what ran).
 
 Sensitivity: each row is in one bucket / one value per column, so each histogram has L2
 sensitivity 1 under add/remove (√2 under replace-one); per person (data.person: at most k rows
@@ -52,7 +56,12 @@ from synthpriv.privacy.bounds import (
     YearBuckets,
     read_bounds,
 )
-from synthpriv.privacy.domain_budget import domain_share, plan_domain_noise
+from synthpriv.privacy.domain_budget import (
+    RealisedNoise,
+    domain_share,
+    plan_domain_noise,
+    realised_domain_noise,
+)
 from synthpriv.privacy.mechanisms import discrete_gaussian_histogram
 from synthpriv.privacy.partition import noisy_selection
 from synthpriv.privacy.randomness import RandomSource
@@ -118,6 +127,8 @@ class DomainStage(Stage):
         self.kept_shares: dict[str, float] = {}
         # per heap column, the values heap discovery kept with their noisy counts (DP outputs)
         self.heap_counts: dict[str, dict[float, int]] = {}
+        # per discovered column, the threshold T its discovery used (public given the kinds)
+        self.thresholds: dict[str, int] = {}
 
     def plan(self, rho: float) -> StagePlan:
         if rho <= 0:
@@ -154,10 +165,12 @@ class DomainStage(Stage):
     ) -> Job:
         """Run the mechanisms on the table (``chunks``, else the job's file read in chunks),
         record their events, and return the job with its schema's kinds and domains filled in.
-        The ledger records the plan's events: every auto column's discovery threshold among
-        them, whichever kind it is decided (an upper bound on what ran)."""
+        The ledger records the events that ran for the kinds decided (``realised``: the plan's
+        ρ and δ, reallocated; what this outcome left unused is recorded as "planned, not
+        run")."""
         schema = job.schema
         bounds, categories = list(self.bounds), list(self.categories)
+        realised = None
         if self.kinds:
             chunks = None if chunks is None else list(chunks)
             schema = self._decide_kinds(job, plan, source, chunks)
@@ -165,6 +178,7 @@ class DomainStage(Stage):
                 column = schema.column(name)
                 if isinstance(column, NumericColumn | CategoricalColumn):  # not text or id
                     (bounds if isinstance(column, NumericColumn) else categories).append(name)
+            realised = self.realised(plan, schema)
             if chunks is not None:
                 chunks = [conform(chunk, schema) for chunk in chunks]
         if chunks is None:
@@ -193,7 +207,11 @@ class DomainStage(Stage):
             reading = read_bounds(noisy, sigma, grid, columns)
             found[name] = dp_bounds(schema.column(name), reading)
         for name, counter in value_counts.items():
-            kept = noisy_selection(counter, sigma, int(plan.noise["category_threshold"]), source)
+            column_sigma, threshold = sigma, int(plan.noise["category_threshold"])
+            if name in self.kinds and realised.category_sigma is not None:  # reallocated
+                column_sigma, threshold = realised.category_sigma, realised.category_threshold
+            self.thresholds[name] = threshold
+            kept = noisy_selection(counter, column_sigma, threshold, source)
             found[name] = self._categories(schema.column(name), list(kept))
             if name in self.present:
                 self.kept_shares[name] = kept_share(kept, self.present[name])
@@ -204,7 +222,7 @@ class DomainStage(Stage):
             if found[name].get("kind") != "categorical":  # not released all missing
                 found[name]["point_masses"] = point_masses(schema.column(name), found[name],
                                                            list(heaps))
-        ledger.extend(plan.events)
+        ledger.extend(plan.events if realised is None else realised.events)
         raw = schema.model_dump()
         for column in raw["columns"]:
             entry = found.get(column["name"], {})
@@ -214,6 +232,24 @@ class DomainStage(Stage):
         resolved = copy.copy(job)
         resolved.schema = parse_schema(raw, f"{job.source}: the schema with its DP domain")
         return resolved
+
+    def realised(self, plan: StagePlan, schema: Schema) -> RealisedNoise:
+        """Pass (2)'s noise for the kinds ``schema`` holds (decided under DP): the plan's ρ and
+        δ reallocated to the columns decided categorical (privacy.domain_budget)."""
+        decided = {}
+        for name in self.kinds:
+            column = schema.column(name)
+            decided[name] = ("categorical" if isinstance(column, CategoricalColumn) else "date"
+                             if isinstance(column, DatetimeColumn) else "numeric"
+                             if isinstance(column, NumericColumn) else "none")
+        realised = realised_domain_noise(
+            plan.rho, self.bounds, self.categories, self.delta, self.context.neighbouring,
+            self.epsilon, self.kinds, decided, self.context.rows_per_person or 1, self.heaps)
+        if not np.isclose(realised.multiplier, plan.noise["noise_multiplier"], rtol=1e-12):
+            raise RuntimeError(f"internal error: the domain plan's multiplier "
+                               f"{plan.noise['noise_multiplier']} is not its ρ's "
+                               f"({realised.multiplier})")
+        return realised
 
     def _decide_kinds(
         self, job: Job, plan: StagePlan, source: RandomSource,
