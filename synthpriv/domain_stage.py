@@ -150,6 +150,14 @@ class DomainStage(Stage):
                 len(self.categories) + len(self.kinds)) + noise.heap_delta * len(self.heaps)
         if noise.threshold is not None:
             figures["category_threshold"] = float(noise.threshold)
+        if self.kinds:  # T after reallocation when every auto column is decided categorical
+            every = realised_domain_noise(
+                rho, self.bounds, self.categories, self.delta, self.context.neighbouring,
+                self.epsilon, self.kinds, dict.fromkeys(self.kinds, "categorical"),
+                self.context.rows_per_person or 1, self.heaps)
+            if every.category_threshold is not None:  # (public: the column counts only)
+                figures["category_threshold_reallocated"] = float(every.category_threshold)
+                figures["category_sigma_reallocated"] = every.category_sigma
         return StagePlan(self.name, 0.0, rho, noise.events, figures)
 
     def run(
@@ -390,13 +398,16 @@ LOST_MOST = 0.5  # warn when the kept values hold less than this share of a colu
 
 
 def domain_lines(declared: Schema, resolved: Schema,
-                 kept_shares: dict[str, float] | None = None) -> list[str]:
+                 kept_shares: dict[str, float] | None = None,
+                 thresholds: dict[str, int] | None = None) -> list[str]:
     """What the domain step chose, one line per column the schema ``declared`` left to it (the
     ``resolved`` schema's kinds, bounds and kept categories: DP outputs, in the manifest too),
     with ``kept_shares`` (``DomainStage.kept_shares``, DP estimates) the share of each auto
     column's non-empty cells its kept values hold, a warning for the columns where discovery
-    lost most of them (below ``LOST_MOST``), and one for each column it released all missing."""
-    kept_shares = kept_shares or {}
+    lost most of them (below ``LOST_MOST``), and one for each column it released all missing.
+    ``thresholds`` (``DomainStage.thresholds``): the threshold each discovery used (after
+    reallocation: public given the kinds decided)."""
+    kept_shares, thresholds = kept_shares or {}, thresholds or {}
     lines, empty = [], []
     lost = [name for name, share in kept_shares.items() if share < LOST_MOST]
     for column in declared.unresolved:
@@ -419,6 +430,8 @@ def domain_lines(declared: Schema, resolved: Schema,
             if column.name in kept_shares:
                 domain += (f", holding about {kept_shares[column.name]:.0%} of its non-empty "
                            "cells (DP estimate)")
+            if column.name in thresholds:
+                domain += f"; threshold {thresholds[column.name]:,} rows"
             if not chosen.categories or chosen.categories == [chosen.other]:
                 empty.append(column.name)
         lines.append(f"  {column.name}: {kind}, {domain}")
