@@ -223,7 +223,7 @@ def realised_domain_noise(
                          f"wrong: {unknown}")
     plan = plan_domain_noise(rho, bounds, categories, delta, neighbouring, epsilon, kinds,
                              rows_per_person, heaps)
-    sensitivity = histogram_l2_sensitivity(neighbouring, rows_per_person)
+    sensitivity = plan.sigma / plan.multiplier  # Δ₂, as the plan has it
     z, heap_weight = plan.multiplier, 1.0 / HEAP_NOISE_FACTOR**2
     heap_z = HEAP_NOISE_FACTOR * z
     named = {kind: [n for n in kinds if decided[n] == kind] for kind in DECIDED}
