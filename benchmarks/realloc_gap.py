@@ -10,6 +10,7 @@ domain step's category noise. Development-suite tables only (none is held out).
 
     PYTHONPATH=. .venv/bin/python benchmarks/realloc_gap.py --table wage --recipe mst \\
         --seeds 3 --watch race,maritl --label after --out benchmarks/results/realloc.jsonl
+    .venv/bin/python benchmarks/realloc_gap.py --summarize benchmarks/results/realloc*.jsonl
 """
 
 from __future__ import annotations
@@ -19,19 +20,51 @@ import json
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from safe_gap import column_tvd, two_way  # noqa: E402
-from suite import TABLES, Prepared, job_config, prepare, read_scored  # noqa: E402
+from suite import TABLES, job_config, prepare, read_scored  # noqa: E402
 
 from synthpriv.config import load_job  # noqa: E402
 from synthpriv.privacy.randomness import RandomSource  # noqa: E402
 from synthpriv.runner import run_job  # noqa: E402
 from synthpriv.schema import CategoricalColumn, load_schema  # noqa: E402
+
+
+def summarize(paths: list[Path]) -> None:
+    """Markdown tables from the records in ``paths``: per table, recipe, schema and label the
+    mean 2-way TVD (min–max), the safe/data-read ratio (the draft's runs of the same table and
+    recipe, any label), each watched column's mean 1-way TVD and its values kept in some runs
+    only (value: runs kept / runs)."""
+    records = [json.loads(line) for path in paths for line in path.read_text().splitlines()]
+    groups: dict[tuple, list[dict]] = {}
+    for r in records:
+        groups.setdefault((r["table"], r["recipe"], r["mode"], r["label"]), []).append(r)
+    drafts = {(t, rc): np.mean([r["tvd_2"] for r in rs]) for (t, rc, m, _), rs in groups.items()
+              if m == "draft"}
+    print("| table | recipe | schema | code | runs | 2-way TVD mean (min–max) | / data-read | "
+          "watched 1-way TVD | values kept in some runs only |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for (table, recipe, mode, label), rs in sorted(groups.items()):
+        tvd = [r["tvd_2"] for r in rs]
+        ratio = np.mean(tvd) / drafts[(table, recipe)] if (table, recipe) in drafts else None
+        one_way = "; ".join(f"{c} {np.mean([r['one_way'][c] for r in rs]):.3f}"
+                            for c in rs[0]["one_way"])
+        partial = []
+        for column in rs[0]["kept"]:
+            kept = Counter(v for r in rs for v in r["kept"].get(column, []))
+            partial += [f"{column}={v} {k}/{len(rs)}" for v, k in sorted(kept.items())
+                        if k < len(rs)]
+            partial.append(f"{column}: {np.mean([len(r['kept'][column]) for r in rs]):.1f} kept")
+        print(f"| {table} | {recipe} | {mode} | {label} | {len(rs)} | {np.mean(tvd):.4f} "
+              f"({min(tvd):.4f}–{max(tvd):.4f}) | {'' if ratio is None else f'{ratio:.2f}'} | "
+              f"{one_way} | {'; '.join(partial)} |")
 
 
 def main() -> None:
@@ -45,7 +78,12 @@ def main() -> None:
     parser.add_argument("--label", default="", help="written into each record (before/after)")
     parser.add_argument("--cache", type=Path, default=ROOT / "benchmarks/.cache")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks/results/realloc.jsonl")
+    parser.add_argument("--summarize", type=Path, nargs="+",
+                        help="print the tables of these records' files and exit")
     args = parser.parse_args()
+    if args.summarize:
+        summarize(args.summarize)
+        return
     work = Path(tempfile.mkdtemp(prefix="realloc-gap-"))
     table = TABLES[args.table]
     draft = prepare(table, work, args.cache, "draft")
