@@ -14,7 +14,8 @@ import pandas as pd
 from synthpriv import Synthesizer
 
 
-def main() -> None:
+def arguments() -> argparse.ArgumentParser:
+    """The options of a run per seed (shared with benchmarks/catfold_blanks.py)."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--csv", required=True)
     parser.add_argument("--schema", required=True)
@@ -23,7 +24,11 @@ def main() -> None:
     parser.add_argument("--epsilon", type=float, default=1.0)
     parser.add_argument("--delta", type=float, default=1e-6)
     parser.add_argument("--seeds", default="0,1,2")
-    args = parser.parse_args()
+    return parser
+
+
+def main() -> None:
+    args = arguments().parse_args()
     real = pd.read_csv(args.csv, nrows=args.rows, skipinitialspace=True)
     shares = [real.isna().mean().rename("input")]
     for seed in (int(s) for s in args.seeds.split(",")):

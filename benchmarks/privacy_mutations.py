@@ -314,6 +314,13 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("tests/privacy/test_domain_realloc.py",),
         "an outcome with no categorical column records less than the plan (ε then depends on "
         "the kinds decided)"),
+    Mutation(
+        "kept-rows-exact", "synthpriv/domain_stage.py",
+        "found[name] = self._categories(schema.column(name), kept, column_sigma)",
+        "found[name] = self._categories(schema.column(name), {v: counter[v] for v in kept}, "
+        "column_sigma)",
+        ("tests/marginals/test_missing_fold.py",),
+        "a discovered column's kept_rows (in the release's schema) summed from exact counts"),
 )
 
 

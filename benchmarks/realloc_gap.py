@@ -73,6 +73,7 @@ def main() -> None:
     parser.add_argument("--table", default="wage", help=", ".join(TABLES))
     parser.add_argument("--recipe", default="mst")
     parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--first-seed", type=int, default=100)
     parser.add_argument("--watch", default="", help="columns whose kept categories to record")
     parser.add_argument("--draft", action="store_true", help="also run the data-read draft")
     parser.add_argument("--label", default="", help="written into each record (before/after)")
@@ -98,7 +99,7 @@ def main() -> None:
         config = job_config(prepared, args.recipe, 1.0, len(real))
         config_path = prepared.schema_path.with_suffix(f".{mode}.job.yaml")
         config_path.write_text(yaml.safe_dump(config))
-        for seed in range(args.seeds):
+        for seed in range(args.first_seed - 100, args.first_seed - 100 + args.seeds):
             start = time.process_time()
             result = run_job(load_job(config_path), source=RandomSource.seeded(100 + seed),
                              evaluate=False, force=True)

@@ -139,7 +139,7 @@ class Synthesizer:
 
     def _draft_schema(self, data: pd.DataFrame | str | Path) -> None:
         """No schema given: draft it from ``data``'s column names only (every column kind auto;
-        the same rule as ``synthpriv schema infer --safe``); nothing else of the data is read."""
+        the same rule as ``synthpriv schema infer``, its default); nothing else of the data is read."""
         from synthpriv.schema_infer import infer_schema
 
         draft, _ = infer_schema(data if type(data).__name__ == "DataFrame" else Path(data),

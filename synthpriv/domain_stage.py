@@ -220,7 +220,7 @@ class DomainStage(Stage):
                 column_sigma, threshold = realised.category_sigma, realised.category_threshold
             self.thresholds[name] = threshold
             kept = noisy_selection(counter, column_sigma, threshold, source)
-            found[name] = self._categories(schema.column(name), list(kept))
+            found[name] = self._categories(schema.column(name), kept, column_sigma)
             if name in self.present:
                 self.kept_shares[name] = kept_share(kept, self.present[name])
         for name, counter in heap_counts.items():
@@ -288,12 +288,16 @@ class DomainStage(Stage):
                           for c in raw["columns"]]
         return parse_schema(raw, f"{job.source}: the schema with its DP kinds")
 
-    def _categories(self, column: CategoricalColumn, kept: list[str]) -> dict:
-        """The kept values as categories, the ``other`` label last (if declared); without one,
-        values not kept are read as missing (if none is kept, the column is all missing)."""
+    def _categories(self, column: CategoricalColumn, kept: dict[str, int], sigma: float) -> dict:
+        """The kept values (``kept``: their noisy counts at ``sigma``) as categories, the ``other``
+        label last (if declared); without one, values not kept are read as missing (if none is
+        kept, the column is all missing) and ``kept_rows`` carries the kept values' rows (the sum
+        of their noisy counts, σ·√k: a DP output) so the adaptive domain can tell a missing code
+        holding dropped values' rows from one holding noise (marginals.compress)."""
         if column.other is not None:
-            return {"categories": kept + [column.other] * (column.other not in kept)}
-        return {"categories": kept, "unknown_categories": "missing"}
+            return {"categories": list(kept) + [column.other] * (column.other not in kept)}
+        rows = {"count": float(sum(kept.values())), "sigma": float(sigma) * len(kept) ** 0.5}
+        return {"categories": list(kept), "unknown_categories": "missing", "kept_rows": rows}
 
 
 def heap_columns(schema: Schema) -> list[str]:

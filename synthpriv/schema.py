@@ -154,6 +154,15 @@ Derived = Annotated[
 ]
 
 
+class KeptRows(_Strict):
+    """The domain step's DP count of the rows holding a discovered column's kept categories: the
+    sum of their noisy counts (``noisy_selection``) and its noise σ (σ·√k for k kept values). A
+    DP output (post-processing); ``marginals.compress.missing_estimate`` reads it."""
+
+    count: float
+    sigma: float = Field(ge=0)
+
+
 class CategoricalColumn(_Strict):
     """A column whose values come from a public, closed list of categories: text, compared with
     the data's cells as written (numbers in the list are accepted: ``category_text``). Without
@@ -171,6 +180,12 @@ class CategoricalColumn(_Strict):
     unknown_categories: Literal["error", "missing"] | None = Field(
         default=None, description="this column's policy for values outside its categories "
         "(overrides the schema's); the domain step sets 'missing' on discovered columns",
+    )
+    kept_rows: KeptRows | None = Field(
+        default=None, description="set by the DP domain step on a discovered column whose "
+        "values not kept are read as missing (a DP output): the noisy count of rows holding the "
+        "kept categories and its σ. With the 1-way marginal it tells the adaptive domain "
+        "whether the missing code holds rows (dropped categories) or only noise",
     )
 
     @field_validator("other", mode="before")

@@ -1,6 +1,6 @@
 """Draft a schema from a CSV. The full draft reads the data, so its domains are NOT private: a
 person must review them and replace bounds and category lists with public knowledge before a
-release. The safe draft (``safe=True``, ``synthpriv schema infer --safe``) reads the header only:
+release. The safe draft (``safe=True``, ``synthpriv schema infer``, the default) reads the header only:
 every column is ``kind: auto`` (``missing: true``), with no bounds, categories, bins or
 precisions. The DP domain step of a run decides each kind and buys each domain under DP
 (synthpriv.kinds, synthpriv.domain_stage), so the draft is the same file for any two tables with
@@ -29,14 +29,16 @@ WARNING = (
     "flag the schema as a draft."
 )
 SAFE_HEADER = (
-    "Drafted by 'synthpriv schema infer --safe' from the file's header only: no cell was read, so "
+    "Drafted by 'synthpriv schema infer' from the file's header only: no cell was read, so "
     "this draft is safe to keep. Every column is 'kind: auto': a run decides under DP whether it "
-    "is categorical, integer or continuous (a noisy count of the cells that read as text, as "
-    "fractions and as whole numbers), then finds its bounds or categories under DP "
-    "(budget.domain_share; budget.domain_delta_share for category discovery); cells that do not "
-    "fit the kind decided are read as missing. The run prints and the manifest records the kinds "
-    "and domains it chose. Where a kind or domain is public knowledge, write it here (kind: "
-    "integer with lower/upper, kind: categorical with categories): that saves budget."
+    "is categorical, integer, continuous, a date or datetime, free text or an id (noisy counts "
+    "of the cells that read as text, fractions, whole numbers or dates, and of the text values "
+    "that occur once), then finds its bounds, categories and point masses under DP "
+    "(budget.domain_share; budget.domain_delta_share for the discovery thresholds); cells that "
+    "do not fit the kind decided are read as missing. Text is released empty and ids as fresh "
+    "keys. The run prints and the manifest records the kinds and domains it chose. Where a "
+    "kind or domain is public knowledge, write it here (kind: integer with lower/upper, kind: "
+    "categorical with categories; ignore: true for a column to leave out): that saves budget."
 )
 DRAFTED_BY = "synthpriv schema infer"
 __all__ = ["DRAFTED_BY", "SAFE_HEADER", "WARNING", "decimals", "infer_schema", "schema_yaml"]

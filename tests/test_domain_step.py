@@ -253,7 +253,7 @@ def test_safe_draft_holds_names_and_auto_kinds_only(tmp_path: Path, capsys) -> N
     ]}
     assert main(["schema", "infer", "--safe", str(tmp_path / "data.csv")]) == 0
     written = capsys.readouterr().out
-    assert written.startswith("# Drafted by 'synthpriv schema infer --safe'")
+    assert written.startswith("# Drafted by 'synthpriv schema infer' from the file's header only")
     assert "drafted_by" not in written and SAFE_HEADER.split()[0] in written
     assert len(parse_schema(yaml.safe_load(written), "draft").unresolved) == 5
 

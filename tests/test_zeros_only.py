@@ -82,9 +82,9 @@ def test_a_mostly_zero_amount_releases_no_fake_value_at_its_dp_bound() -> None:
         assert column.outside == "missing"  # the DP reading was zeros only on this table
         released = pd.to_numeric(synth.synthetic["amount"])
         assert not (released == 1).any() and set(released.dropna()) <= {0}
-        # the zero cell's 1-way noise (the largest σ any measurement of it has) at 4σ, plus the
-        # non-zero rows, read as missing, which come back as zeros when their missing cell is
-        # below 3σ and folded into the zero cell (marginals.compress.missing_measured)
+        # the zero cell's 1-way noise (the largest σ any measurement of it has) at 4σ; the
+        # non-zero rows are read as missing and come back blank (an outside: missing column's
+        # missing cell is never folded into the zero cell: marginals.compress.keeps_missing)
         sigma = max(v for stage in synth._fitted.synthesis.plan.stages
                     for k, v in stage.noise.items()
                     if k.startswith("sigma"))
