@@ -48,6 +48,13 @@ def summarize(paths: list[Path]) -> None:
         groups.setdefault((r["table"], r["recipe"], r["mode"], r["label"]), []).append(r)
     drafts = {(t, rc): np.mean([r["tvd_2"] for r in rs]) for (t, rc, m, _), rs in groups.items()
               if m == "draft"}
+    paired = {}
+    for (table, recipe, mode, label), rs in groups.items():
+        other = groups.get((table, recipe, mode, "before"))
+        if label == "after" and other:
+            before = {r["seed"]: r["tvd_2"] for r in other}
+            paired[(table, recipe, mode)] = [r["tvd_2"] - before[r["seed"]] for r in rs
+                                             if r["seed"] in before]
     print("| table | recipe | schema | code | runs | 2-way TVD mean (min–max) | / data-read | "
           "watched 1-way TVD | values kept in some runs only |")
     print("|---|---|---|---|---|---|---|---|---|")
@@ -59,12 +66,18 @@ def summarize(paths: list[Path]) -> None:
         partial = []
         for column in rs[0]["kept"]:
             kept = Counter(v for r in rs for v in r["kept"].get(column, []))
-            partial += [f"{column}={v} {k}/{len(rs)}" for v, k in sorted(kept.items())
-                        if k < len(rs)]
+            some = [f"{column}={v.strip()} {k}/{len(rs)}" for v, k in sorted(kept.items())
+                    if k < len(rs)]
+            partial += some if len(some) <= 3 else [f"{column}: {len(some)} values"]
             partial.append(f"{column}: {np.mean([len(r['kept'][column]) for r in rs]):.1f} kept")
         print(f"| {table} | {recipe} | {mode} | {label} | {len(rs)} | {np.mean(tvd):.4f} "
               f"({min(tvd):.4f}–{max(tvd):.4f}) | {'' if ratio is None else f'{ratio:.2f}'} | "
               f"{one_way} | {'; '.join(partial)} |")
+    print("\n| table | recipe | after − before, same seeds: mean ± standard error (runs) |")
+    print("|---|---|---|")
+    for (table, recipe, _), diffs in sorted(paired.items()):
+        error = np.std(diffs, ddof=1) / np.sqrt(len(diffs)) if len(diffs) > 1 else float("nan")
+        print(f"| {table} | {recipe} | {np.mean(diffs):+.4f} ± {error:.4f} ({len(diffs)}) |")
 
 
 def main() -> None:
