@@ -229,3 +229,27 @@ def test_a_run_reports_no_more_than_its_plan(tmp_path: Path) -> None:
                           if not isinstance(e, ThresholdEvent)), rel=1e-9)
     assert sum(e.delta for e in events if isinstance(e, ThresholdEvent)) == pytest.approx(
         sum(e.delta for e in domain.events if isinstance(e, ThresholdEvent)), rel=1e-12)
+
+
+def test_the_plan_and_the_run_state_the_thresholds(tmp_path: Path) -> None:
+    """The plan's note gives the threshold with every auto column decided categorical (public:
+    the realised noise of that outcome, below the plan's T); the run's domain lines give the
+    threshold each discovered column used."""
+    from synthpriv.domain_stage import domain_lines
+    from synthpriv.plan_warnings import domain_messages
+
+    job, plan, stage = _job(tmp_path)
+    domain = plan.stages[0]
+    every = realised_domain_noise(
+        domain.rho, stage.bounds, stage.categories, stage.delta, stage.context.neighbouring,
+        stage.epsilon, stage.kinds, dict.fromkeys(AUTO, "categorical"), 1, stage.heaps)
+    assert every.category_threshold < domain.noise["category_threshold"]
+    notes = [text for _, text in domain_messages(job, plan) if "before reallocation" in text]
+    assert len(notes) == 1 and f"at most {every.category_threshold:,} rows" in notes[0]
+    table = _table({f"v{i}": 400 for i in range(5)}, np.random.default_rng(3))
+    resolved = stage.resolve(job, domain, Ledger(job.config.budget.neighbouring),
+                             RandomSource.seeded(1), chunks=[table])
+    lines = domain_lines(job.schema, resolved.schema, stage.kept_shares, stage.thresholds)
+    used = _realised(job, domain, stage).category_threshold
+    assert [line for line in lines if f"threshold {used:,} rows" in line] == [
+        line for line in lines if line.startswith(("  c1:", "  c2:"))]
