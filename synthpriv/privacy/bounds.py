@@ -50,7 +50,9 @@ The read-out (``read_bounds``), a DP quantile on the noisy histogram's CDF:
    be clipped onto the bound, and the fine grid keeps a bound as a cell of its own, which
    the adaptive domain then reads as a point mass that is not in the data (issue 24: 25 % of an
    amount column at 4,095). A column within one octave (years 1024–2047, a rate in [0.5, 1))
-   keeps its range, so its fine grid keeps one cell per value.
+   keeps its range, so its fine grid keeps one cell per value. Nor is an integer column whose
+   kept range holds at most CODE_VALUES whole values (codes, flags, Likert scales) widened away
+   from zero: its hidden tail is clipped onto a value it holds.
 
 Why a histogram and not an exponential-mechanism quantile (Smith 2011; JointExp, Gillenwater et
 al. 2021) or an unbounded search (Durfee 2023): those need a public range or a pure-DP
@@ -90,6 +92,16 @@ CLIP_SHARE = 0.005
 # threshold for σ = 35) but plenty in a run of them; the union bound over all runs raises the
 # one-bucket threshold from 4.3σ to 4.6σ (integers). Up to 8 octaves: a factor 256.
 WINDOWS = (1, 2, 4, 8)
+# The guard (read-out step 3) does not widen away from zero an integer column whose kept range
+# holds at most this many whole values (0/1 flags, Likert scales, small counts: buckets up to
+# [8, 15]). There a hidden tail clipped onto the bound lands on a value the column holds (1, 7),
+# where the guard would add as many values again that it may never hold, each drawing rows from
+# noise: anes96's 0/1 `vote` got [0, 3] and released 2 and 3 in 4.5 % of rows, `TVnews` 0–7 got
+# [0, 15] and released 8–15 in 9.9 % (755 rows, ε = 1, statsmodels, a development-suite table;
+# benchmarks/README.md "guard"). Towards zero the guard stays: a 0–7 count whose 0s and 1s hide
+# under the noise would otherwise be clipped onto 2 (27 % of its rows), against a few fake 0s in
+# a 1–7 scale. Arithmetic, not tuned: [8, 15] is the last bucket a person reads as codes.
+CODE_VALUES = 16
 
 
 @dataclass(frozen=True)
@@ -295,12 +307,21 @@ def read_bounds(noisy: np.ndarray, sigma: float, buckets: Buckets | YearBuckets,
     shown = np.flatnonzero(core(noisy, sigma, columns))
     spread = shown[-1] > shown[0] or occupied[-1] - occupied[0] >= 2
     hidden = EXTEND_NOISE * sigma > CLIP_SHARE * total  # a tail the noise hides may be too large
+    # a few codes: away from zero, clipping lands on a value the column holds (CODE_VALUES)
+    codes = isinstance(buckets, Buckets) and buckets.kind == "integer" and (
+        buckets.value_range(last)[1] - buckets.value_range(first)[0] + 1 <= CODE_VALUES)
     guarded = [False, False]
     # away from zero: one bucket outward; towards zero: down to zero itself, never across
-    if spread and hidden and not trimmed[0] and first > 0 and first != middle:
-        first, guarded[0] = (middle if middle is not None and first > middle else first - 1), True
-    if spread and hidden and not trimmed[1] and last < len(kept) - 1 and last != middle:
-        last, guarded[1] = (middle if middle is not None and last < middle else last + 1), True
+    # (a few codes: never away from zero; towards zero even within one bucket, as [2, 7] holds
+    # a count's hidden 0s and 1s: down to 0 adds at most a few values, not a year's 2,000)
+    if hidden and not trimmed[0] and first > 0 and first != middle:
+        towards = middle is not None and first > middle
+        if (spread and not codes) or (towards and (spread or codes)):
+            first, guarded[0] = (middle if towards else first - 1), True
+    if hidden and not trimmed[1] and last < len(kept) - 1 and last != middle:
+        towards = middle is not None and last < middle
+        if (spread and not codes) or (towards and (spread or codes)):
+            last, guarded[1] = (middle if towards else last + 1), True
     lower = 0.0 if guarded[0] and first == middle else buckets.value_range(first)[0]
     upper = 0.0 if guarded[1] and last == middle else buckets.value_range(last)[1]
     zeros_only = first == last == middle
