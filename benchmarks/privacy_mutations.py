@@ -296,10 +296,29 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("tests/privacy/test_heap_discovery.py",),
         "heap discovery keeps every value present (no partition-selection threshold)"),
     Mutation(
+        "realloc-weight-not-shared", "synthpriv/privacy/domain_budget.py",
+        "realised.weight = 1.0 + unused / len(cats)",
+        "realised.weight = 1.0 + unused",
+        ("tests/privacy/test_domain_realloc.py",),
+        "every column decided categorical takes all of the unused weight, not its share"),
+    Mutation(
+        "realloc-noise-below-ledger", "synthpriv/domain_stage.py",
+        "column_sigma, threshold = realised.category_sigma, realised.category_threshold",
+        "column_sigma, threshold = realised.category_sigma / 1.3, realised.category_threshold",
+        ("tests/privacy/test_domain_realloc.py",),
+        "reallocated category discovery noised below the σ its ledger event records"),
+    Mutation(
+        "realloc-unused-not-recorded", "synthpriv/privacy/domain_budget.py",
+        "    if not cats:  # nothing takes the unused weight",
+        "    if False:  # nothing takes the unused weight",
+        ("tests/privacy/test_domain_realloc.py",),
+        "an outcome with no categorical column records less than the plan (ε then depends on "
+        "the kinds decided)"),
+    Mutation(
         "kept-rows-exact", "synthpriv/domain_stage.py",
-        "found[name] = self._categories(schema.column(name), kept, sigma)",
+        "found[name] = self._categories(schema.column(name), kept, column_sigma)",
         "found[name] = self._categories(schema.column(name), {v: counter[v] for v in kept}, "
-        "sigma)",
+        "column_sigma)",
         ("tests/marginals/test_missing_fold.py",),
         "a discovered column's kept_rows (in the release's schema) summed from exact counts"),
 )

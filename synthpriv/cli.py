@@ -104,8 +104,9 @@ def command_run(args: argparse.Namespace) -> int:
     from synthpriv.domain_stage import DomainStage, domain_lines
 
     steps = result.planned[1] if result.planned is not None else []
-    kept = next((s.kept_shares for s, _ in steps if isinstance(s, DomainStage)), None)
-    for line in domain_lines(job.schema, result.job.schema, kept):
+    step = next((s for s, _ in steps if isinstance(s, DomainStage)), None)
+    for line in domain_lines(job.schema, result.job.schema, step and step.kept_shares,
+                             step and step.thresholds):
         print(line)
     if job.schema.drafted_by is not None:
         print(f"WARNING: released with a DRAFT schema (drafted_by: {job.schema.drafted_by}): "

@@ -18,8 +18,12 @@ the job's one Ledger:
   sorted order; any other value is read as the column's ``other`` label, or as missing;
 * a column of kind ``auto``: first its kind, from a noisy histogram of its cells' classes (text,
   fraction, whole number: synthpriv.kinds) read in a pass of its own; then, in the pass above,
-  its bounds or categories as for a column of the kind decided (the noise of that second
-  histogram does not depend on the kind, so the plan fixes it before any data is read).
+  its bounds or categories as for a column of the kind decided. The plan fixes that pass's ρ
+  before any data is read; what the pass runs depends on the kinds decided (DP outputs), and
+  the weight of what does not run (a categorical column's heap histogram, a text or id
+  column's histograms) goes to the columns decided categorical, whose discovery then runs at a
+  lower σ and threshold (``privacy.domain_budget.realised_domain_noise``: same ρ and δ for
+  every outcome; the ledger records what ran).
 
 Sensitivity: each row is in one bucket / one value per column, so each histogram has L2
 sensitivity 1 under add/remove (√2 under replace-one); per person (data.person: at most k rows
@@ -52,7 +56,12 @@ from synthpriv.privacy.bounds import (
     YearBuckets,
     read_bounds,
 )
-from synthpriv.privacy.domain_budget import domain_share, plan_domain_noise
+from synthpriv.privacy.domain_budget import (
+    RealisedNoise,
+    domain_share,
+    plan_domain_noise,
+    realised_domain_noise,
+)
 from synthpriv.privacy.mechanisms import discrete_gaussian_histogram
 from synthpriv.privacy.partition import noisy_selection
 from synthpriv.privacy.randomness import RandomSource
@@ -118,6 +127,8 @@ class DomainStage(Stage):
         self.kept_shares: dict[str, float] = {}
         # per heap column, the values heap discovery kept with their noisy counts (DP outputs)
         self.heap_counts: dict[str, dict[float, int]] = {}
+        # per discovered column, the threshold T its discovery used (public given the kinds)
+        self.thresholds: dict[str, int] = {}
 
     def plan(self, rho: float) -> StagePlan:
         if rho <= 0:
@@ -139,6 +150,14 @@ class DomainStage(Stage):
                 len(self.categories) + len(self.kinds)) + noise.heap_delta * len(self.heaps)
         if noise.threshold is not None:
             figures["category_threshold"] = float(noise.threshold)
+        if self.kinds:  # T after reallocation when every auto column is decided categorical
+            every = realised_domain_noise(
+                rho, self.bounds, self.categories, self.delta, self.context.neighbouring,
+                self.epsilon, self.kinds, dict.fromkeys(self.kinds, "categorical"),
+                self.context.rows_per_person or 1, self.heaps)
+            if every.category_threshold is not None:  # (public: the column counts only)
+                figures["category_threshold_reallocated"] = float(every.category_threshold)
+                figures["category_sigma_reallocated"] = every.category_sigma
         return StagePlan(self.name, 0.0, rho, noise.events, figures)
 
     def run(
@@ -154,10 +173,12 @@ class DomainStage(Stage):
     ) -> Job:
         """Run the mechanisms on the table (``chunks``, else the job's file read in chunks),
         record their events, and return the job with its schema's kinds and domains filled in.
-        The ledger records the plan's events: every auto column's discovery threshold among
-        them, whichever kind it is decided (an upper bound on what ran)."""
+        The ledger records the events that ran for the kinds decided (``realised``: the plan's
+        ρ and δ, reallocated; what this outcome left unused is recorded as "planned, not
+        run")."""
         schema = job.schema
         bounds, categories = list(self.bounds), list(self.categories)
+        realised = None
         if self.kinds:
             chunks = None if chunks is None else list(chunks)
             schema = self._decide_kinds(job, plan, source, chunks)
@@ -165,6 +186,7 @@ class DomainStage(Stage):
                 column = schema.column(name)
                 if isinstance(column, NumericColumn | CategoricalColumn):  # not text or id
                     (bounds if isinstance(column, NumericColumn) else categories).append(name)
+            realised = self.realised(plan, schema)
             if chunks is not None:
                 chunks = [conform(chunk, schema) for chunk in chunks]
         if chunks is None:
@@ -193,8 +215,12 @@ class DomainStage(Stage):
             reading = read_bounds(noisy, sigma, grid, columns)
             found[name] = dp_bounds(schema.column(name), reading)
         for name, counter in value_counts.items():
-            kept = noisy_selection(counter, sigma, int(plan.noise["category_threshold"]), source)
-            found[name] = self._categories(schema.column(name), kept, sigma)
+            column_sigma, threshold = sigma, int(plan.noise["category_threshold"])
+            if name in self.kinds and realised.category_sigma is not None:  # reallocated
+                column_sigma, threshold = realised.category_sigma, realised.category_threshold
+            self.thresholds[name] = threshold
+            kept = noisy_selection(counter, column_sigma, threshold, source)
+            found[name] = self._categories(schema.column(name), kept, column_sigma)
             if name in self.present:
                 self.kept_shares[name] = kept_share(kept, self.present[name])
         for name, counter in heap_counts.items():
@@ -204,7 +230,7 @@ class DomainStage(Stage):
             if found[name].get("kind") != "categorical":  # not released all missing
                 found[name]["point_masses"] = point_masses(schema.column(name), found[name],
                                                            list(heaps))
-        ledger.extend(plan.events)
+        ledger.extend(plan.events if realised is None else realised.events)
         raw = schema.model_dump()
         for column in raw["columns"]:
             entry = found.get(column["name"], {})
@@ -214,6 +240,24 @@ class DomainStage(Stage):
         resolved = copy.copy(job)
         resolved.schema = parse_schema(raw, f"{job.source}: the schema with its DP domain")
         return resolved
+
+    def realised(self, plan: StagePlan, schema: Schema) -> RealisedNoise:
+        """Pass (2)'s noise for the kinds ``schema`` holds (decided under DP): the plan's ρ and
+        δ reallocated to the columns decided categorical (privacy.domain_budget)."""
+        decided = {}
+        for name in self.kinds:
+            column = schema.column(name)
+            decided[name] = ("categorical" if isinstance(column, CategoricalColumn) else "date"
+                             if isinstance(column, DatetimeColumn) else "numeric"
+                             if isinstance(column, NumericColumn) else "none")
+        realised = realised_domain_noise(
+            plan.rho, self.bounds, self.categories, self.delta, self.context.neighbouring,
+            self.epsilon, self.kinds, decided, self.context.rows_per_person or 1, self.heaps)
+        if not np.isclose(realised.multiplier, plan.noise["noise_multiplier"], rtol=1e-12):
+            raise RuntimeError(f"internal error: the domain plan's multiplier "
+                               f"{plan.noise['noise_multiplier']} is not its ρ's "
+                               f"({realised.multiplier})")
+        return realised
 
     def _decide_kinds(
         self, job: Job, plan: StagePlan, source: RandomSource,
@@ -358,13 +402,16 @@ LOST_MOST = 0.5  # warn when the kept values hold less than this share of a colu
 
 
 def domain_lines(declared: Schema, resolved: Schema,
-                 kept_shares: dict[str, float] | None = None) -> list[str]:
+                 kept_shares: dict[str, float] | None = None,
+                 thresholds: dict[str, int] | None = None) -> list[str]:
     """What the domain step chose, one line per column the schema ``declared`` left to it (the
     ``resolved`` schema's kinds, bounds and kept categories: DP outputs, in the manifest too),
     with ``kept_shares`` (``DomainStage.kept_shares``, DP estimates) the share of each auto
     column's non-empty cells its kept values hold, a warning for the columns where discovery
-    lost most of them (below ``LOST_MOST``), and one for each column it released all missing."""
-    kept_shares = kept_shares or {}
+    lost most of them (below ``LOST_MOST``), and one for each column it released all missing.
+    ``thresholds`` (``DomainStage.thresholds``): the threshold each discovery used (after
+    reallocation: public given the kinds decided)."""
+    kept_shares, thresholds = kept_shares or {}, thresholds or {}
     lines, empty = [], []
     lost = [name for name, share in kept_shares.items() if share < LOST_MOST]
     for column in declared.unresolved:
@@ -387,6 +434,8 @@ def domain_lines(declared: Schema, resolved: Schema,
             if column.name in kept_shares:
                 domain += (f", holding about {kept_shares[column.name]:.0%} of its non-empty "
                            "cells (DP estimate)")
+            if column.name in thresholds:
+                domain += f"; threshold {thresholds[column.name]:,} rows"
             if not chosen.categories or chosen.categories == [chosen.other]:
                 empty.append(column.name)
         lines.append(f"  {column.name}: {kind}, {domain}")

@@ -213,6 +213,9 @@ def domain_messages(job: Job, plan: Plan) -> list[tuple[str, str]]:
     if threshold is not None:
         discovered = [c.name for c in unresolved if isinstance(c, CategoricalColumn | AutoColumn)]
         messages.append(discovery_message(threshold, sigma, records, discovered))
+        if "category_threshold_reallocated" in domain.noise:
+            messages.append(realloc_note(domain.noise["category_threshold_reallocated"],
+                                         domain.noise["category_sigma_reallocated"]))
     if "heap_threshold" in domain.noise:
         from synthpriv.domain_stage import heap_columns
 
@@ -311,6 +314,19 @@ def discovery_message(threshold: float, sigma: float, records: int | None,
         return ("WARNING", text + ". To fix: list public categories in the schema, raise "
                 "budget.epsilon or budget.domain_share, or model fewer columns.")
     return ("note", text + ".")
+
+
+def realloc_note(threshold: float, sigma: float) -> tuple[str, str]:
+    """The discovery figures above are with no reallocation; an auto column decided categorical
+    gets the weight its heap histogram and the text/id columns' histograms leave unused
+    (privacy.domain_budget, "Reallocation"): at most ``threshold`` (σ ``sigma``) when every auto
+    column is decided categorical, lower when others are decided text, id or date. Public."""
+    return ("note", f"the discovery threshold above is before reallocation: an auto column "
+            f"decided categorical takes the budget of the histograms its kind does not run "
+            f"(its heap histogram; a text or id column's), so its threshold is at most "
+            f"{threshold:,.0f} rows (σ = {sigma:.1f}; that is when every auto column is decided "
+            "categorical), lower when others are decided text, id or date (same ε and δ: the "
+            "run's domain lines give the threshold used).")
 
 
 def heap_message(threshold: float, sigma: float, records: int | None,

@@ -12,11 +12,11 @@ cell in one class) and its count of singletons (text cells whose value occurs on
 ``singleton_sensitivity``: 1 under add/remove, 2 under replace-one). A kind needs shares, not
 counts, so each costs 1/KIND_NOISE_FACTOR² of a domain histogram. With k_a such columns,
 ρ = (k + 2·k_a/F²)/(2z²). Each auto column then needs a domain histogram too (bounds or
-categories, whichever kind it is decided; none when it is decided text or id, so the ledger's
-events are then an upper bound on what ran): it counts among the k, and among the columns whose
-discovery threshold takes a share of δ (it may be decided categorical). A person-level bound k
-(several rows per person) multiplies ``histogram_l2_sensitivity`` and ``singleton_sensitivity``:
-those two functions are the one place to change.
+categories, whichever kind it is decided; none when it is decided text or id: its weight then
+goes to the columns decided categorical, see "Reallocation" below): it counts among the k, and
+among the columns whose discovery threshold takes a share of δ (it may be decided categorical).
+A person-level bound k (several rows per person) multiplies ``histogram_l2_sensitivity`` and
+``singleton_sensitivity``: those two functions are the one place to change.
 
 Heap discovery. Each auto column and each numeric column whose bounds are bought (not date or
 datetime: ``heaps``) adds one histogram of its exact values (sensitivity Δ₂, each row in one
@@ -25,8 +25,40 @@ the kept values become the column's ``point_masses`` (synthpriv.domain_stage). A
 cell of its own holds ≥ ~5 % of the rows, so coarser noise suffices: each costs 1/F² of a domain
 histogram, ρ = (k + 2·k_a/F_K² + h/F²)/(2z²), and its threshold takes an equal share of the same
 δ split as the category thresholds (one ThresholdEvent per column). An auto column decided
-categorical, text or id, and a column decided date, runs no heap histogram: the ledger's
-events are then an upper bound on what ran.
+categorical, text or id, and a column decided date, runs no heap histogram.
+
+Reallocation (``realised_domain_noise``). The step runs in two passes: (1) the kind statistics
+of the auto columns; (2) per column its domain histogram (bounds or categories) and its heap
+histogram. The plan fixes pass (2)'s ρ₂ = (k + h/F²)/(2z²) before any data is read, but what
+pass (2) runs depends on the kinds pass (1) decided (DP outputs): an auto column decided
+categorical runs no heap histogram, one decided date none either, one decided text or id
+neither histogram. By adaptive composition (Bun & Steinke 2016, Lemma 2.3: M₂ may be chosen
+from M₁'s output y when M₂(·, y) is ρ₂-zCDP for every y), pass (2) may give the weight of what
+does not run to what does: for every outcome y, the auto columns decided categorical share the
+unused weight U(y) (their own heaps included) equally, each measured at weight
+w_c = 1 + U(y)/n_c (σ_c = σ/√w_c; 1 + 1/F² when every auto column is decided categorical),
+so Σ_i 1/(2σ_i²) over what runs (in Δ₂ units) is ρ₂ exactly. Every other histogram keeps the
+plan's noise. Sensitivity unchanged: each row is in one value of each column (Δ₂ as above).
+
+δ likewise: the discovery thresholds the outcome does not run (an auto column not decided
+categorical, a heap histogram not run) give their δ (the plan's ThresholdEvents) to the
+categorical columns' thresholds, equally; each takes the smallest integer T_c whose δ at σ_c
+is within its share, so Σ δ_i ≤ the plan's for every y (the coupling of
+synthpriv.privacy.partition holds given y: the thresholds run are fixed once y is).
+
+The ledger records the events that ran, and, labelled "planned, not run", whatever of the plan
+this outcome left unused (with no column decided categorical: the plan's histograms that did
+not run, and the δ the integer thresholds left). So every outcome's ledger holds the plan's ρ₂
+and δ exactly, and the reported ε does not depend on the kinds decided: the guarantee is the
+worst case over y, which is the plan's (an outcome that spent less reports no less). The RDP
+bound is then the plan's exactly (it depends on Σρ only): proven. The PLD bound composes
+discrete Gaussians whose Σ 1/z² is the plan's; continuous Gaussians' composition depends on
+that sum only, under full adaptivity too (Dong, Roth & Su 2022; Smith & Thakurta 2022), and the
+discrete Gaussian's privacy curve is the continuous one's up to terms that vanish fast as σ
+grows (Canonne, Kamath & Steinke 2020) — hence REALLOCATE_MIN_MULTIPLIER. That part is checked
+numerically, not proven: over every outcome of small cases (tests/privacy/test_domain_realloc.py)
+each outcome's PLD ε is the plan's within the accountant's pessimistic discretisation (up to
+0.35 % below it, never above it by more than 4e-11 relative): pessimistic bounds on one curve.
 """
 
 from __future__ import annotations
@@ -34,7 +66,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from synthpriv.privacy.accountant import DiscreteGaussianEvent, PrivacyEvent, ThresholdEvent
+from synthpriv.privacy.accountant import (
+    DiscreteGaussianEvent,
+    PrivacyEvent,
+    ThresholdEvent,
+    zcdp_rho,
+)
 from synthpriv.privacy.mechanisms import histogram_l1_sensitivity, histogram_l2_sensitivity
 from synthpriv.privacy.partition import selection_threshold
 
@@ -143,6 +180,120 @@ def plan_domain_noise(
         events += [ThresholdEvent(noise.heap_delta, label=f"heap threshold: {name}")
                    for name in heaps]
     return noise
+
+
+# Reallocate only when every outcome's reallocated histograms keep z_c = σ_c/Δ₂ ≥ this (decided
+# from the plan's public figures, the same for every outcome): there a discrete Gaussian's
+# privacy curve is the continuous one's of the same σ (Σ 1/z² alone sets the composition), so
+# every outcome's PLD bound is the plan's within its discretisation (checked over every outcome
+# of small cases, tests/privacy/test_domain_realloc.py); below it (a huge ε) the curves part
+# (z_c = 0.8: +0.3 % ε) and every outcome runs as planned. Not tuned on any table.
+REALLOCATE_MIN_MULTIPLIER = 2.0
+DECIDED = ("categorical", "numeric", "date", "none")  # what pass (2) runs for an auto column
+
+
+@dataclass
+class RealisedNoise:
+    """What pass (2) runs for one outcome of the kinds (``realised_domain_noise``): the auto
+    columns decided categorical measured at ``category_sigma`` (σ_c), thresholded at
+    ``category_threshold`` (T_c) with δ ``category_delta`` each, their weight ``weight`` (w_c,
+    in domain histograms), and the step's events for the ledger: those that ran plus, labelled
+    "planned, not run", what the plan held that this outcome left unused."""
+
+    category_sigma: float | None
+    category_threshold: int | None
+    category_delta: float
+    weight: float
+    events: list[PrivacyEvent] = field(default_factory=list)
+    multiplier: float = 0.0  # the plan's z (every histogram not reallocated keeps it)
+
+
+def realised_domain_noise(
+    rho: float, bounds: list[str], categories: list[str], delta: float, neighbouring: str,
+    epsilon: float, kinds: list[str] | tuple[str, ...], decided: dict[str, str],
+    rows_per_person: int = 1, heaps: list[str] | tuple[str, ...] = (),
+) -> RealisedNoise:
+    """The reallocated pass (2) for the kinds ``decided`` (auto column → one of ``DECIDED``: DP
+    outputs of pass (1)), from the plan's public inputs (``plan_domain_noise``'s arguments):
+    the unused weight and threshold δ go, in equal shares, to the auto columns decided
+    categorical (module docstring, "Reallocation"). Privacy cost: the plan's ρ and δ for every
+    outcome, no more (its events are the plan's totals; checked here, ValueError otherwise)."""
+    unknown = sorted(set(kinds) ^ set(decided)) + sorted(
+        f"{name}: {kind}" for name, kind in decided.items() if kind not in DECIDED)
+    if unknown:
+        raise ValueError(f"decided kinds must name every auto column once as one of {DECIDED}; "
+                         f"wrong: {unknown}")
+    plan = plan_domain_noise(rho, bounds, categories, delta, neighbouring, epsilon, kinds,
+                             rows_per_person, heaps)
+    sensitivity = plan.sigma / plan.multiplier  # Δ₂, as the plan has it
+    z, heap_weight = plan.multiplier, 1.0 / HEAP_NOISE_FACTOR**2
+    heap_z = HEAP_NOISE_FACTOR * z
+    named = {kind: [n for n in kinds if decided[n] == kind] for kind in DECIDED}
+    cats = named["categorical"]
+    # unused weight (in domain histograms at z): a categorical column's heap, a date's heap, a
+    # text or id column's histogram and heap
+    unused_heaps = [n for n in heaps if n in decided and decided[n] != "numeric"]
+    unused_domain = named["none"]
+    unused = len(unused_domain) + heap_weight * len(unused_heaps)
+    unused_delta = (plan.delta_per_column * (len(kinds) - len(cats))
+                    + plan.heap_delta * len(unused_heaps))
+    planned = list(categories)  # discovered at the plan's σ and T
+    # the largest weight any outcome gives (one column categorical, the others text or id)
+    most = 1.0 + (len(kinds) - 1) + heap_weight * len([n for n in heaps if n in decided])
+    if z / math.sqrt(most) < REALLOCATE_MIN_MULTIPLIER:
+        planned, cats = planned + cats, []  # noise too small to move: as planned, every outcome
+    measured = list(bounds) + planned + named["numeric"] + named["date"]
+    events: list[PrivacyEvent] = []
+    if measured:
+        events.append(DiscreteGaussianEvent(z, len(measured), label="DP domain (bounds or "
+                                            "categories) of " + ", ".join(measured)))
+    events += [e for e in plan.events if e.label.startswith("DP kinds")]
+    events += [ThresholdEvent(plan.delta_per_column, label=f"category threshold: {name}")
+               for name in planned]
+    realised = RealisedNoise(None, None, 0.0, 0.0, multiplier=z)
+    if cats:
+        realised.weight = 1.0 + unused / len(cats)  # unused counts their own heaps
+        cat_z = z / math.sqrt(realised.weight)
+        realised.category_sigma = cat_z * sensitivity
+        realised.category_threshold, realised.category_delta = selection_threshold(
+            realised.category_sigma, plan.delta_per_column + unused_delta / len(cats),
+            neighbouring, epsilon, rows_per_person)
+        events.append(DiscreteGaussianEvent(
+            cat_z, len(cats), label=f"DP categories of {', '.join(cats)} (each at weight "
+            f"{realised.weight:.3f}: the plan's unused histograms reallocated)"))
+        events += [ThresholdEvent(realised.category_delta, label=f"category threshold: {name} "
+                                  "(reallocated)") for name in cats]
+    ran_heaps = [n for n in heaps if n not in unused_heaps]
+    if ran_heaps:
+        events.append(DiscreteGaussianEvent(
+            heap_z, len(ran_heaps), label="DP heaps (exact-value counts) of "
+            + ", ".join(ran_heaps)))
+        events += [ThresholdEvent(plan.heap_delta, label=f"heap threshold: {name}")
+                   for name in ran_heaps]
+    if not cats:  # nothing takes the unused weight: the plan's events that did not run
+        if unused_domain:
+            events.append(DiscreteGaussianEvent(
+                z, len(unused_domain), label="planned, not run (decided text or id): DP domain "
+                "of " + ", ".join(unused_domain)))
+        if unused_heaps:
+            events.append(DiscreteGaussianEvent(
+                heap_z, len(unused_heaps), label="planned, not run: DP heaps of "
+                + ", ".join(unused_heaps)))
+    planned_delta = sum(e.delta for e in plan.events if isinstance(e, ThresholdEvent))
+    spent_delta = sum(e.delta for e in events if isinstance(e, ThresholdEvent))
+    if spent_delta > planned_delta * (1 + 1e-12):
+        raise ValueError(f"internal error: the reallocated thresholds spend δ = {spent_delta:.6g}"
+                         f", above the plan's {planned_delta:.6g}")
+    if planned_delta - spent_delta > 0:
+        events.append(ThresholdEvent(planned_delta - spent_delta, label="planned, not spent: "
+                                     "the δ of the thresholds this outcome did not run"))
+    planned_rho = sum(zcdp_rho(e) for e in plan.events if not isinstance(e, ThresholdEvent))
+    spent_rho = sum(zcdp_rho(e) for e in events if not isinstance(e, ThresholdEvent))
+    if not math.isclose(spent_rho, planned_rho, rel_tol=1e-9):
+        raise ValueError(f"internal error: the reallocated domain step holds ρ = {spent_rho:.6g}"
+                         f", the plan {planned_rho:.6g}")
+    realised.events = events
+    return realised
 
 
 ONE_WAY_SHARE = 1 / 3  # MST's first third: the 1-way marginals of all d columns (McKenna et al.)

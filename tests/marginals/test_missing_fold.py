@@ -158,8 +158,10 @@ def test_a_release_returns_dropped_categories_blank_not_as_the_majority() -> Non
             warnings.simplefilter("ignore")  # the low-ε warning about 2-way noise
             synth = Synthesizer(schema, epsilon=1.0, recipe="aim", seed=seed).fit(table)
         column = synth._fitted.synthesis.job.schema.column("group")
-        domain_sigma = next(s.noise["sigma"] for s in synth._fitted.synthesis.plan.stages
-                            if s.stage == "domain")
+        # every column is decided categorical: discovery at the reallocated σ_c (the plan's
+        # figure for that outcome; privacy.domain_budget, "Reallocation")
+        domain_sigma = next(s.noise["category_sigma_reallocated"]
+                            for s in synth._fitted.synthesis.plan.stages if s.stage == "domain")
         assert column.categories == ["a", "b"] and column.kept_rows is not None
         assert abs(column.kept_rows.sigma - domain_sigma * np.sqrt(2)) < 1e-9
         assert abs(column.kept_rows.count - (ROWS - dropped * ROWS)) <= 4 * column.kept_rows.sigma

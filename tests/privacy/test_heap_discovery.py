@@ -119,9 +119,10 @@ def test_the_point_masses_follow_the_noisy_selection_only(tmp_path: Path, monkey
 
 
 def test_the_ledger_counts_the_heap_histograms_and_thresholds(tmp_path: Path) -> None:
-    """One Gaussian event at multiplier F·z for the heap columns (x, and the auto column y),
-    one heap threshold each, sharing the domain δ with the category thresholds; a column
-    decided categorical keeps its (unused) heap event: an upper bound."""
+    """One Gaussian event at multiplier F·z for the heap columns that ran (x; the auto column y
+    is decided categorical: its heap histogram does not run and its weight goes to y's
+    discovery), one heap threshold each, sharing the domain δ with the category thresholds;
+    the δ those left unused is recorded as planned, not spent: the plan's total."""
     schema = {"columns": SCHEMA["columns"] + [{"name": "y", "kind": "auto"}]}
     table = _table({7.0: 2000, 3.0: 500}).assign(y="word")
     job, plan, stage = _job(tmp_path, table, schema)
@@ -130,13 +131,16 @@ def test_the_ledger_counts_the_heap_histograms_and_thresholds(tmp_path: Path) ->
     z = plan.noise["noise_multiplier"]
     heaps = [e for e in ledger.events if isinstance(e, DiscreteGaussianEvent)
              and e.label.startswith("DP heaps")]
-    assert [(e.count, e.noise_multiplier) for e in heaps] == [(2, pytest.approx(
+    assert [(e.count, e.noise_multiplier) for e in heaps] == [(1, pytest.approx(
         HEAP_NOISE_FACTOR * z))]
     thresholds = [e for e in ledger.events if isinstance(e, ThresholdEvent)]
-    assert [e.label for e in thresholds if "heap" in e.label] == ["heap threshold: x",
-                                                                  "heap threshold: y"]
-    assert sum(e.delta for e in thresholds) <= job.config.budget.domain_delta_share * 1e-6
-    assert len(thresholds) == 3  # y's category threshold, and the two heap thresholds
+    assert [e.label for e in thresholds if "heap" in e.label] == ["heap threshold: x"]
+    planned = sum(e.delta for e in plan.events if isinstance(e, ThresholdEvent))
+    assert sum(e.delta for e in thresholds) == pytest.approx(planned, rel=1e-12)
+    assert planned <= job.config.budget.domain_delta_share * 1e-6
+    assert [e.label for e in thresholds if "heap" not in e.label] == [
+        "category threshold: y (reallocated)",
+        "planned, not spent: the δ of the thresholds this outcome did not run"]
 
 
 HEAP = 3.258096  # randhie's lncoins: 20 % of rows, 0 % in the safe release before
