@@ -315,6 +315,13 @@ MUTATIONS: tuple[Mutation, ...] = (
         "an outcome with no categorical column records less than the plan (ε then depends on "
         "the kinds decided)"),
     Mutation(
+        "unrun-not-recorded", "synthpriv/pipeline.py",
+        "ledger.extend(unrun_events(stage_plan.events, ledger.accounted_since(start),",
+        "ledger.extend(unrun_events([], ledger.accounted_since(start),",
+        ("tests/privacy/test_unrun_events.py",),
+        "a stage's planned events it did not run (a column decided text) left off the ledger: "
+        "the reported ε then depends on the kinds decided"),
+    Mutation(
         "kept-rows-exact", "synthpriv/domain_stage.py",
         "found[name] = self._categories(schema.column(name), kept, column_sigma)",
         "found[name] = self._categories(schema.column(name), {v: counter[v] for v in kept}, "

@@ -13,7 +13,7 @@ from synthpriv.domain_stage import DomainStage, planning_domain, with_domain_ste
 from synthpriv.errors import ConfigError
 from synthpriv.persons import relation_label
 from synthpriv.plan import Plan, make_plan
-from synthpriv.privacy.accountant import Ledger, UnboundedError
+from synthpriv.privacy.accountant import Ledger, UnboundedError, unrun_events
 from synthpriv.privacy.randomness import RandomSource
 from synthpriv.recipe import Recipe, load_recipe
 from synthpriv.schema import AutoColumn, NumericColumn
@@ -158,8 +158,14 @@ def run_stages(
     wraps each stage's run as ``stage:<name>``."""
     ledger = Ledger(plan.neighbouring) if ledger is None else ledger
     for (stage, _share), stage_plan in zip(stages, plan.stages, strict=True):
+        start = len(ledger)
         with (step or _untimed)(f"stage:{stage.name}"):
             stage.run(state, stage_plan, ledger, source)
+        if not isinstance(stage, DomainStage):  # the domain step records its plan in resolve
+            # what the plan fixed but the stage did not run (a column decided text or id is
+            # not modelled): recorded, so the ledger holds the plan whatever the kinds decided
+            ledger.extend(unrun_events(stage_plan.events, ledger.accounted_since(start),
+                                       f"stage '{stage.name}'"))
     spent = ledger.epsilon(plan.delta)
     if spent > plan.target_epsilon * (1 + 1e-9):
         raise RuntimeError(
