@@ -158,7 +158,7 @@ def run_stages(
     wraps each stage's run as ``stage:<name>``."""
     ledger = Ledger(plan.neighbouring) if ledger is None else ledger
     for (stage, _share), stage_plan in zip(stages, plan.stages, strict=True):
-        start = len(ledger)
+        start = len(ledger.accounted_events)
         with (step or _untimed)(f"stage:{stage.name}"):
             stage.run(state, stage_plan, ledger, source)
         if not isinstance(stage, DomainStage):  # the domain step records its plan in resolve

@@ -482,11 +482,8 @@ class Ledger:
 
     def accounted_since(self, start: int) -> tuple[PrivacyEvent, ...]:
         """What the bounds compose of the entries recorded after the first ``start`` (a stage's
-        own, when ``start`` is ``len(ledger)`` before it ran)."""
+        own, when ``start`` is ``len(ledger.accounted_events)`` before it ran)."""
         return self.accounted_events[start:]
-
-    def __len__(self) -> int:
-        return len(self._entries)
 
     def extend(self, events: Iterable[PrivacyEvent]) -> None:
         for event in events:
