@@ -23,7 +23,6 @@ from synthpriv.datetimes import format_times
 from synthpriv.domain import Dataset, Domain
 from synthpriv.ids import KeyMaker
 from synthpriv.schema import (
-    FINE_CELLS,
     UNMODELLED,
     CategoricalColumn,
     DatetimeColumn,
@@ -246,9 +245,9 @@ def decimals(column: NumericColumn, edges: np.ndarray) -> np.ndarray:
     if column.precision is not None:
         return np.full(len(widths), column.precision, dtype=np.int64)
     if column.point_masses and column.adaptive:  # a cell beside a point mass's is ≥ half a
-        # fine cell (``bin_edges``): it takes the fine cells' decimals, as does the point
+        # fine cell (``bin_edges``): it takes the fine cells' decimals there, as does the point
         # mass's own (its rows are written at the point mass, ``at_point_masses``)
-        widths = np.maximum(widths, (column.upper - column.lower) / FINE_CELLS)
+        widths = np.maximum(widths, column.grid_cell_width(np.asarray(edges, float)[:-1]))
     positive = widths > 0
     needed = np.ceil(-np.log10(np.where(positive, widths, 1.0))) + 1
     # at most MAX_DECIMALS: a point mass's own cell (one float wide, at 0: 5e-324) would

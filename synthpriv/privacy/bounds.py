@@ -311,6 +311,31 @@ def read_bounds(noisy: np.ndarray, sigma: float, buckets: Buckets | YearBuckets,
     return BoundsReading(lower, upper, first, last, trimmed, (guarded[0], guarded[1]), zeros_only)
 
 
+def octave_shape(noisy: np.ndarray, sigma: float, buckets: Buckets | YearBuckets,
+                 reading: BoundsReading | None) -> tuple[tuple[float, float], ...]:
+    """The noisy mass of the buckets ``reading`` kept (first to last), for the column's fine
+    grid (``NumericColumn.grid_shape``, synthpriv.grid): (first value, mass) per segment, in
+    increasing order. Each bucket whose noisy count is ≥ EXTEND_NOISE·σ (as the tail rule, a
+    bucket the noise shows) is a segment of its own; each run of the others is one segment,
+    since the noise cannot tell their masses apart (the grid is equal-width inside it, as
+    without a shape; 16 octaves below 1 of a continuous column get no cells of 10⁻⁵). Mass: the
+    noisy counts projected to ≥ 0, summed over a segment. Empty for date buckets (years, equal-
+    width already) and for a zeros-only reading or none. Post-processing of the noisy
+    histogram only: no budget, nothing else read."""
+    if reading is None or reading.zeros_only or not isinstance(buckets, Buckets):
+        return ()
+    noisy = np.asarray(noisy, dtype=float)
+    segments: list[list[float]] = []
+    run = False  # whether the last segment is a run of buckets below the noise
+    for bucket in range(reading.first, reading.last + 1):
+        shown = noisy[bucket] >= EXTEND_NOISE * sigma
+        if shown or not run:
+            segments.append([buckets.value_range(bucket)[0], 0.0])
+        segments[-1][1] += max(float(noisy[bucket]), 0.0)
+        run = not shown
+    return tuple((start, mass) for start, mass in segments)
+
+
 def bounds_from_noisy(
     noisy: np.ndarray, sigma: float, buckets: Buckets | YearBuckets, columns: int = 1
 ) -> tuple[float, float] | None:
