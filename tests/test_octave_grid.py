@@ -123,13 +123,15 @@ def test_octave_shape_reads_the_noisy_counts_and_merges_what_the_noise_hides() -
         if noisy[bucket] >= EXTEND_NOISE * sigma and start > 0:
             assert mass == noisy[bucket]  # a bucket the noise shows: its own segment
     assert (128.0, 30.0) in shape  # 30 ≥ 2.5σ: a segment of its own
-    # the guard took the lower bound down to 0: the zero bucket and 1-127 (below 2.5σ but for
-    # 8) make one run, its noisy counts projected to ≥ 0 and summed; 256-511 another
+    # the guard took the lower bound down to 0: 1-127 (each below 2.5σ) make one run, its
+    # noisy counts summed, then projected to ≥ 0; the zero bucket starts it, adding no mass
     assert reading.first == zero and shape[0][0] == 0
-    assert [mass for start, mass in shape if start < 128] == [0 + 3 + 0 + 8 + 0 + 2 + 0 + 4]
+    assert [mass for start, mass in shape if start < 128] == [3 - 5 + 8 + 0 + 2 - 1 + 4]
     assert (256.0, 1.0) in shape
-    assert sum(mass for _, mass in shape) == pytest.approx(
-        np.maximum(noisy[reading.first:reading.last + 1], 0).sum())
+    noisy[zero + 1: zero + 8] = [-30, 3, 1, -2, 0, 5, -1]  # a run of net negative noise
+    assert octave_shape(noisy, sigma, buckets, reading)[0] == (0.0, 0.0)
+    noisy[zero] = 5000  # a pile at 0: no mass (the cell holding 0 carries it), no segment
+    assert octave_shape(noisy, sigma, buckets, reading)[0] == (0.0, 0.0)
 
 
 # --- the domain step: the shape is post-processing of the noisy histogram only ----------------

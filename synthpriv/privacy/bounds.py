@@ -318,22 +318,32 @@ def octave_shape(noisy: np.ndarray, sigma: float, buckets: Buckets | YearBuckets
     increasing order. Each bucket whose noisy count is ≥ EXTEND_NOISE·σ (as the tail rule, a
     bucket the noise shows) is a segment of its own; each run of the others is one segment,
     since the noise cannot tell their masses apart (the grid is equal-width inside it, as
-    without a shape; 16 octaves below 1 of a continuous column get no cells of 10⁻⁵). Mass: the
-    noisy counts projected to ≥ 0, summed over a segment. Empty for date buckets (years, equal-
-    width already) and for a zeros-only reading or none. Post-processing of the noisy
-    histogram only: no budget, nothing else read."""
+    without a shape; 16 octaves below 1 of a continuous column get no cells of 10⁻⁵). The
+    bucket around zero is never a segment of its own and adds no mass: what it holds is a pile
+    at 0 (the grid's cell holding 0 and a point mass carry it), not mass spread over ±2⁻¹⁶ —
+    weighted, it gave 80 % zeros 770 cells of 4·10⁻⁸ and values with 9 decimals. Mass: a
+    segment's noisy counts summed, then projected to ≥ 0 (summed after projecting, a run of 20
+    empty octaves gathered 20 × 0.4σ of noise). Empty for date buckets (years, equal-width
+    already) and for a zeros-only reading or none. Post-processing of the noisy histogram only:
+    no budget, nothing else read."""
     if reading is None or reading.zeros_only or not isinstance(buckets, Buckets):
         return ()
     noisy = np.asarray(noisy, dtype=float)
     segments: list[list[float]] = []
     run = False  # whether the last segment is a run of buckets below the noise
+    carried: float | None = None  # the zero bucket's first value, for the segment after it
     for bucket in range(reading.first, reading.last + 1):
-        shown = noisy[bucket] >= EXTEND_NOISE * sigma
+        start = buckets.value_range(bucket)[0]
+        if bucket == buckets.zero:
+            carried = start
+            continue
+        shown = bool(noisy[bucket] >= EXTEND_NOISE * sigma)
         if shown or not run:
-            segments.append([buckets.value_range(bucket)[0], 0.0])
-        segments[-1][1] += max(float(noisy[bucket]), 0.0)
+            segments.append([start if carried is None else carried, 0.0])
+        carried = None
+        segments[-1][1] += float(noisy[bucket])
         run = not shown
-    return tuple((start, mass) for start, mass in segments)
+    return tuple((start, max(mass, 0.0)) for start, mass in segments)
 
 
 def bounds_from_noisy(
