@@ -77,6 +77,14 @@ def test_an_integer_segment_gets_no_more_cells_than_integers() -> None:
     assert len(edges) - 1 == pytest.approx(FINE_CELLS, abs=4)  # the rest went above
 
 
+def test_a_continuous_segment_gets_no_cell_narrower_than_its_precision() -> None:
+    column = NumericColumn(name="x", kind="continuous", lower=0, upper=1000, precision=1,
+                           grid_shape={"breaks": [1], "mass": [1000, 1]})
+    edges = column.bin_edges()
+    assert _cells_per_segment(edges, [0, 1, 1000.001])[0] == 10  # steps of 0.1 in [0, 1)
+    assert np.diff(edges).min() >= 0.1 - 1e-12
+
+
 def test_a_grid_the_shape_cannot_move_is_todays() -> None:
     """A narrow integer range (age [0, 127]) keeps one cell per integer, shape or none; a shape
     of zero mass everywhere is the equal-width grid."""
