@@ -117,6 +117,44 @@ def summary(records: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def formats(records: list[dict], work: Path) -> str:
+    """How the releases kept in ``work`` write their numeric cells (``value_fidelity``'s format
+    checks, as the suite's yardstick): per table, recipe and code, the mean count of columns
+    with more decimals than any real cell, integers written as floats, negatives where the real
+    column has none, and fake spikes; per wide column the most decimals written (real: most)."""
+    from synthpriv.evaluation.values import csv_cells, value_fidelity
+
+    lines = ["| table | recipe | code | more decimals / int as float / negative columns | fake "
+             "spikes | wide columns: most decimals released (real) |", "|---|---|---|---|---|---|"]
+    groups: dict[tuple, list[dict]] = {}
+    drafts: dict[str, suite.Prepared] = {}
+    for record in records:
+        if record["status"] != "ok":
+            continue
+        folder = work / record["table"] / f"{record['label']}-{record['recipe']}-{record['seed']}"
+        if record["table"] not in drafts:
+            drafts[record["table"]] = suite.prepare(suite.TABLES[record["table"]], work,
+                                                    ROOT / "benchmarks/.cache", "draft")
+        prepared = drafts[record["table"]]
+        schema = load_schema(prepared.schema_path)
+        release = folder / "out" / "synthetic.csv"
+        real, fake = suite.read_scored(prepared.train, schema), suite.read_scored(release, schema)
+        values = value_fidelity(real, fake, schema.numeric_names,
+                                real_cells=csv_cells(prepared.train, None),
+                                synthetic_cells=csv_cells(release, None))
+        groups.setdefault((record["table"], record["recipe"], record["label"]), []).append(values)
+    for (table, recipe, label), runs in sorted(groups.items()):
+        counts = " / ".join(f"{statistics.fmean(v['summary'][key] for v in runs):.1f}" for key in (
+            "more_decimals_columns", "integer_as_float_columns", "negative_columns"))
+        spikes = statistics.fmean(v["summary"]["fake_spikes"] for v in runs)
+        wide = ", ".join(
+            f"{name} {max(v['columns'][name]['format']['synthetic_max_decimals'] for v in runs)}"
+            f" ({runs[0]['columns'][name]['format']['real_max_decimals']})"
+            for name in WIDE.get(table, []) if runs[0]["columns"][name].get("format"))
+        lines.append(f"| {table} | {recipe} | {label} | {counts} | {spikes:.1f} | {wide} |")
+    return "\n".join(lines) + "\n"
+
+
 def _mean(values: list[float], digits: int) -> str:
     if not values:
         return "–"
@@ -136,6 +174,8 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=Path("/tmp/octgrid-work"))
     parser.add_argument("--cache", type=Path, default=ROOT / "benchmarks/.cache")
     parser.add_argument("--summary-only", action="store_true")
+    parser.add_argument("--formats", action="store_true", help="also score how the kept "
+                        "releases write their cells (formats.md)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     runs = args.out / "runs.jsonl"
@@ -158,6 +198,9 @@ def main() -> None:
     records = [json.loads(line) for line in runs.read_text().splitlines() if line.strip()]
     (args.out / "summary.md").write_text(summary(records))
     print(summary(records))
+    if args.formats:
+        (args.out / "formats.md").write_text(formats(records, args.work))
+        print(formats(records, args.work))
 
 
 if __name__ == "__main__":
