@@ -92,6 +92,13 @@ def test_a_grid_the_shape_cannot_move_is_todays() -> None:
                         grid_shape={"breaks": [64], "mass": [1, 1000]})
     assert list(age.bin_edges()) == list(range(129))
     assert grid_shape_within("integer", 0, 127, ((16.0, 10.0), (64.0, 900.0))) is None
+    # a rate within one octave, [0.5, 1): one segment, no shape, equal-width cells
+    buckets, noisy = Buckets("continuous"), np.zeros(Buckets("continuous").size)
+    noisy[buckets.index(np.array([0.7]))] = 900
+    reading = read_bounds(noisy, 10.0, buckets)
+    assert (reading.lower, reading.upper) == (0.5, 1.0)
+    shape = octave_shape(noisy, 10.0, buckets, reading)
+    assert shape == ((0.5, 900.0),) and grid_shape_within("continuous", 0.5, 1.0, shape) is None
     flat = NumericColumn(name="x", kind="continuous", lower=0, upper=100,
                          grid_shape={"breaks": [50], "mass": [0, 0]})
     plain = NumericColumn(name="x", kind="continuous", lower=0, upper=100)
