@@ -94,8 +94,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "(d) DP bounds read from the exact bucket counts"),
     Mutation(
         "grid-shape-exact-buckets", "synthpriv/domain_stage.py",
-        "octave_shape(noisy, sigma, grid, reading))",
-        "octave_shape(bucket_counts[name].astype(float), sigma, grid, reading))",
+        "octave_shape(noisy, sigma, grid, reading, columns))",
+        "octave_shape(bucket_counts[name].astype(float), sigma, grid, reading, columns))",
         ("tests/test_octave_grid.py",),
         "the fine grid's shape (grid_shape) read from the exact bucket counts"),
     Mutation(

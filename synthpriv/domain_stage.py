@@ -194,7 +194,7 @@ class DomainStage(Stage):
             noisy = discrete_gaussian_histogram(bucket_counts[name], sigma, source)
             reading = read_bounds(noisy, sigma, grid, columns)
             found[name] = dp_bounds(schema.column(name), reading,
-                                    octave_shape(noisy, sigma, grid, reading))
+                                    octave_shape(noisy, sigma, grid, reading, columns))
         for name, counter in value_counts.items():
             kept = noisy_selection(counter, sigma, int(plan.noise["category_threshold"]), source)
             found[name] = self._categories(schema.column(name), list(kept))

@@ -23,6 +23,7 @@ from synthpriv.datetimes import format_times
 from synthpriv.domain import Dataset, Domain
 from synthpriv.ids import KeyMaker
 from synthpriv.schema import (
+    FINE_CELLS,
     UNMODELLED,
     CategoricalColumn,
     DatetimeColumn,
@@ -248,6 +249,10 @@ def decimals(column: NumericColumn, edges: np.ndarray) -> np.ndarray:
         # fine cell (``bin_edges``): it takes the fine cells' decimals there, as does the point
         # mass's own (its rows are written at the point mass, ``at_point_masses``)
         widths = np.maximum(widths, column.grid_cell_width(np.asarray(edges, float)[:-1]))
+    if column.grid_shape is not None and column.adaptive:  # a shaped grid's narrow cells (a
+        # bulk octave's) would write more decimals than the data's: Bikeshare's temp/hum 5 where
+        # the equal-width grid wrote 4 and the data 2; they keep the equal-width grid's
+        widths = np.maximum(widths, (column.upper - column.lower) / FINE_CELLS)
     positive = widths > 0
     needed = np.ceil(-np.log10(np.where(positive, widths, 1.0))) + 1
     # at most MAX_DECIMALS: a point mass's own cell (one float wide, at 0: 5e-324) would

@@ -39,10 +39,12 @@ def test_cells_per_octave_follow_the_mass(kind: str) -> None:
     assert np.all(np.diff(edges) > 0) and edges[0] == 0
     assert len(edges) - 1 == pytest.approx(FINE_CELLS, abs=4)
     counts = _cells_per_segment(edges, [0, *BREAKS, 65536])
-    # one cell each, the rest in proportion to the mass (integers: 1,022 between the bounds'
-    # own cells; 0 and 1 get cells of their own in the first segment)
-    spare = (FINE_CELLS - 2 if kind == "integer" else FINE_CELLS) - len(MASS)
-    expected = 1 + spare * np.array(MASS) / sum(MASS)
+    # one cell per octave each (the first segment: integers 1-511, 9 octaves; continuous
+    # [0, 512), 2^-16 to 2^8 and the bucket around 0, 26), the rest in proportion to the mass
+    # (integers: 1,022 between the bounds' own cells; 0 and 1 get cells of their own)
+    floors = np.array([9 if kind == "integer" else 26] + [1] * (len(MASS) - 1))
+    spare = (FINE_CELLS - 2 if kind == "integer" else FINE_CELLS) - floors.sum()
+    expected = floors + spare * np.array(MASS) / sum(MASS)
     assert np.abs(counts - expected).max() <= 3, (counts, expected.round(1))
     # equal width within a segment (integers: up to rounding to whole numbers)
     inside = edges[(edges >= 1024) & (edges <= 2048)]
@@ -64,7 +66,7 @@ def test_point_masses_keep_their_own_cells_without_slivers() -> None:
     assert list(edges[cells]) == [0.0, 1000.0]
     local = continuous.grid_cell_width(np.array([1000.0]))[0]  # a cell of [512, 1024)
     beside = np.diff(edges)[[cells[1] - 1, cells[1] + 1]]
-    assert local == pytest.approx(512 / (1 + (FINE_CELLS - 8) * 180 / sum(MASS)), rel=0.01)
+    assert local == pytest.approx(512 / (1 + (FINE_CELLS - 33) * 180 / sum(MASS)), rel=0.01)
     assert beside.min() >= local / 2 - 1e-9  # no sliver beside the point mass's cell
 
 
@@ -137,13 +139,13 @@ def test_octave_shape_reads_the_noisy_counts_and_merges_what_the_noise_hides() -
         bucket = int(buckets.index(np.array([start]))[0])
         if noisy[bucket] >= EXTEND_NOISE * sigma and start > 0:
             assert mass == noisy[bucket]  # a bucket the noise shows: its own segment
-    assert (128.0, 30.0) in shape  # 30 ≥ 2.5σ: a segment of its own
-    # the guard took the lower bound down to 0: 1-127 (each below 2.5σ) make one run, its
-    # noisy counts summed, then projected to ≥ 0; the zero bucket starts it, adding no mass
-    assert reading.first == zero and shape[0][0] == 0
-    assert [mass for start, mass in shape if start < 128] == [3 - 5 + 8 + 0 + 2 - 1 + 4]
-    assert (256.0, 1.0) in shape
-    noisy[zero + 1: zero + 8] = [-30, 3, 1, -2, 0, 5, -1]  # a run of net negative noise
+    # the guard took the lower bound down to 0: 1-511 make one run (none in the support the
+    # bounds were read from: 128's 30 ≥ 2.5σ stands apart from it, as noise makes 0.6 % of
+    # empty buckets), its noisy counts summed, then projected to ≥ 0; the zero bucket starts it,
+    # adding no mass
+    assert reading.first == zero
+    assert shape[0] == (0.0, 3 - 5 + 8 + 0 + 2 - 1 + 4 + 30 + 1) and shape[1][0] == 512
+    noisy[zero + 1: zero + 10] = [-30, 3, 1, -2, 0, 5, -1, 2, 1]  # net negative noise
     assert octave_shape(noisy, sigma, buckets, reading)[0] == (0.0, 0.0)
     noisy[zero] = 5000  # a pile at 0: no mass (the cell holding 0 carries it), no segment
     assert octave_shape(noisy, sigma, buckets, reading)[0] == (0.0, 0.0)
@@ -206,7 +208,7 @@ def test_the_domain_step_writes_the_shape_of_the_noisy_histogram(tmp_path, monke
     buckets = Buckets("integer")
     reading = read_bounds(noisy, sigma, buckets, 1)
     expected = grid_shape_within("integer", column.lower, column.upper,
-                                 octave_shape(noisy, sigma, buckets, reading))
+                                 octave_shape(noisy, sigma, buckets, reading, 1))
     assert column.grid_shape is not None and len(column.grid_shape.breaks) >= 5
     assert column.grid_shape.model_dump() == expected
     from_exact = grid_shape_within("integer", column.lower, column.upper,

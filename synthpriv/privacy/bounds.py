@@ -312,11 +312,13 @@ def read_bounds(noisy: np.ndarray, sigma: float, buckets: Buckets | YearBuckets,
 
 
 def octave_shape(noisy: np.ndarray, sigma: float, buckets: Buckets | YearBuckets,
-                 reading: BoundsReading | None) -> tuple[tuple[float, float], ...]:
+                 reading: BoundsReading | None, columns: int = 1) -> tuple[tuple[float, float], ...]:
     """The noisy mass of the buckets ``reading`` kept (first to last), for the column's fine
     grid (``NumericColumn.grid_shape``, synthpriv.grid): (first value, mass) per segment, in
-    increasing order. Each bucket whose noisy count is ≥ EXTEND_NOISE·σ (as the tail rule, a
-    bucket the noise shows) is a segment of its own; each run of the others is one segment,
+    increasing order. Each bucket the noise shows — in the ``support`` the bounds were read
+    from, with a noisy count ≥ EXTEND_NOISE·σ — is a segment of its own (a lone bucket ≥ 2.5σ
+    apart from the support is what noise gives 0.6 % of empty buckets: weighted, one such
+    bucket of 10⁻⁴ got 30 cells and values with 7 decimals); each run of the others is one segment,
     since the noise cannot tell their masses apart (the grid is equal-width inside it, as
     without a shape; 16 octaves below 1 of a continuous column get no cells of 10⁻⁵). The
     bucket around zero is never a segment of its own and adds no mass: what it holds is a pile
@@ -329,6 +331,7 @@ def octave_shape(noisy: np.ndarray, sigma: float, buckets: Buckets | YearBuckets
     if reading is None or reading.zeros_only or not isinstance(buckets, Buckets):
         return ()
     noisy = np.asarray(noisy, dtype=float)
+    shows = support(noisy, sigma, buckets, columns) & (noisy >= EXTEND_NOISE * sigma)
     segments: list[list[float]] = []
     run = False  # whether the last segment is a run of buckets below the noise
     carried: float | None = None  # the zero bucket's first value, for the segment after it
@@ -337,7 +340,7 @@ def octave_shape(noisy: np.ndarray, sigma: float, buckets: Buckets | YearBuckets
         if bucket == buckets.zero:
             carried = start
             continue
-        shown = bool(noisy[bucket] >= EXTEND_NOISE * sigma)
+        shown = bool(shows[bucket])
         if shown or not run:
             segments.append([start if carried is None else carried, 0.0])
         carried = None
