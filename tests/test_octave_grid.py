@@ -11,8 +11,9 @@ import yaml
 
 from synthpriv import Synthesizer
 from synthpriv.config import load_job
-from synthpriv.domain_stage import grid_shape_within
+from synthpriv.domain_stage import grid_shape_within, measured_resolution
 from synthpriv.errors import SchemaError
+from synthpriv.marginals.compress import grid_cells
 from synthpriv.pipeline import plan_job, resolve_domain
 from synthpriv.privacy.accountant import Ledger
 from synthpriv.privacy.bounds import EXTEND_NOISE, Buckets, octave_shape, read_bounds
@@ -105,6 +106,59 @@ def test_a_grid_the_shape_cannot_move_is_todays() -> None:
                          grid_shape={"breaks": [50], "mass": [0, 0]})
     plain = NumericColumn(name="x", kind="continuous", lower=0, upper=100)
     assert np.allclose(flat.bin_edges(), plain.bin_edges())
+
+
+def test_a_segment_the_measured_grid_resolves_keeps_equal_width_cells() -> None:
+    """With the measured grid's resolution (``grid_cells`` G, ``grid_rows``): [8192, 16384)
+    spans 8 of G = 64 grid cells of 1,024 and holds 280 each (≥ 100 rows), so the grid measures
+    its shape and it keeps the equal-width grid's 128 cells of 64; [512, 1024), narrower than
+    a grid cell, is still shaped by its mass (more cells than equal width's 8). Without the
+    resolution, [8192, 16384) takes cells by mass and its cells go below 64 wide."""
+    mass = [10, 180, 230, 170, 140, 2240, 60, 40]
+    shaped = NumericColumn(name="x", kind="continuous", lower=0, upper=65536,
+                           grid_shape={"breaks": BREAKS, "mass": mass})
+    capped = NumericColumn(name="x", kind="continuous", lower=0, upper=65536,
+                           grid_shape={"breaks": BREAKS, "mass": mass, "grid_cells": 64,
+                                       "grid_rows": 100.0})
+    segments = [0, *BREAKS, 65536]
+    free, fixed = (_cells_per_segment(c.bin_edges(), segments) for c in (shaped, capped))
+    assert free[5] > 128 and fixed[5] == 128  # [8192, 16384): equal width when resolved
+    inside = capped.bin_edges()
+    inside = inside[(inside >= 8192) & (inside <= 16384)]
+    assert np.allclose(np.diff(inside), 64.0)
+    assert fixed[1] > 8 and fixed[1] > free[1]  # [512, 1024): shaped, with the cells freed
+    assert len(capped.bin_edges()) - 1 == pytest.approx(FINE_CELLS, abs=4)
+    thinner = NumericColumn(name="x", kind="continuous", lower=0, upper=65536,
+                            grid_shape={"breaks": BREAKS, "mass": mass, "grid_cells": 64,
+                                        "grid_rows": 281.0})  # 280 a grid cell: not resolved
+    assert _cells_per_segment(thinner.bin_edges(), segments)[5] == free[5]
+    with pytest.raises(SchemaError, match="grid_cells and grid_rows together"):
+        parse_schema({"columns": [{"name": "x", "kind": "integer", "lower": 0, "upper": 65535,
+                                   "grid_shape": {"breaks": [10], "mass": [1, 1],
+                                                  "grid_cells": 8}}]}, "test")
+
+
+def test_the_measured_grid_of_a_shaped_column_is_todays_equal_width_grid() -> None:
+    """The grid the 1-way marginal is measured on groups fine cells by value (cells of equal
+    width over the bounds), so a shape moves only the fine cells within a grid cell, not the
+    grid cells whose counts the measurement resolves (grouped by count, Adult's fnlwgt bulk
+    got grid cells of ~2σ instead of ~14σ)."""
+    from synthpriv.encoding import TableEncoder
+    from synthpriv.marginals.compress import measured_grid
+
+    for column in (_column("continuous"), _column("integer")):
+        schema = parse_schema({"columns": [column.model_dump(exclude_none=True)]}, "test")
+        column = schema.column("x")
+        grid = measured_grid(schema, TableEncoder(schema).domain, 1000.0, 50.0)
+        cells = grid_cells(1000.0, 50.0, FINE_CELLS)  # 10 grid cells of 6,554
+        left = column.bin_edges()[:-1]
+        groups = grid.maps["x"][:len(left)]
+        starts = left[np.r_[True, groups[1:] != groups[:-1]]]
+        ordinary = starts[~np.isin(starts, [0, 1, 2, 65535])]  # bounds', 0's, 1's cells alone
+        width = 65535 / cells
+        assert len(ordinary) >= cells - 2
+        assert np.all(np.abs(ordinary / width - np.round(ordinary / width)) * width
+                      <= np.diff(left).max())  # each grid cell starts at a multiple of 6,554
 
 
 @pytest.mark.parametrize(("shape", "message"), [
@@ -207,10 +261,15 @@ def test_the_domain_step_writes_the_shape_of_the_noisy_histogram(tmp_path, monke
     assert not np.array_equal(noisy, counts)  # the noise moved the counts: a test can fail
     buckets = Buckets("integer")
     reading = read_bounds(noisy, sigma, buckets, 1)
+    grid_sigma = planned[0].stages[1].noise["sigma_one_way"]  # MST's measured grid (a plan figure)
     expected = grid_shape_within("integer", column.lower, column.upper,
-                                 octave_shape(noisy, sigma, buckets, reading, 1))
+                                 octave_shape(noisy, sigma, buckets, reading, 1)) | \
+        measured_resolution(noisy, reading, grid_sigma)
     assert column.grid_shape is not None and len(column.grid_shape.breaks) >= 5
     assert column.grid_shape.model_dump() == expected
+    assert column.grid_shape.grid_rows == pytest.approx(3 * grid_sigma)  # SIGNIFICANT·σ
+    assert column.grid_shape.grid_cells == grid_cells(
+        max(float(noisy[reading.first:reading.last + 1].sum()), 0.0), grid_sigma, FINE_CELLS)
     from_exact = grid_shape_within("integer", column.lower, column.upper,
                                    octave_shape(counts.astype(float), sigma, buckets, reading))
     assert column.grid_shape.model_dump() != from_exact
