@@ -94,16 +94,10 @@ MUTATIONS: tuple[Mutation, ...] = (
         "(d) DP bounds read from the exact bucket counts"),
     Mutation(
         "grid-shape-exact-buckets", "synthpriv/domain_stage.py",
-        "octave_shape(noisy, sigma, grid, reading, columns),",
-        "octave_shape(bucket_counts[name].astype(float), sigma, grid, reading, columns),",
+        "octave_shape(noisy, sigma, grid, reading, columns))",
+        "octave_shape(bucket_counts[name].astype(float), sigma, grid, reading, columns))",
         ("tests/test_octave_grid.py",),
         "the fine grid's shape (grid_shape) read from the exact bucket counts"),
-    Mutation(
-        "grid-resolution-exact-rows", "synthpriv/domain_stage.py",
-        "measured_resolution(noisy, reading, grid_sigma)",
-        "measured_resolution(bucket_counts[name].astype(float), reading, grid_sigma)",
-        ("tests/test_octave_grid.py",),
-        "the shaped grid's measured-grid size (grid_cells) from the exact row count"),
     Mutation(
         "category-discovery-exact", "synthpriv/privacy/partition.py",
         "return {v: int(n) for v, n in zip(values, noisy, strict=True) if n >= threshold}",

@@ -152,14 +152,12 @@ class DomainStage(Stage):
 
     def resolve(
         self, job: Job, plan: StagePlan, ledger: Ledger, source: RandomSource,
-        chunks: Iterable[pd.DataFrame] | None = None, grid_sigma: float | None = None,
+        chunks: Iterable[pd.DataFrame] | None = None,
     ) -> Job:
         """Run the mechanisms on the table (``chunks``, else the job's file read in chunks),
         record their events, and return the job with its schema's kinds and domains filled in.
         The ledger records the plan's events: every auto column's discovery threshold among
-        them, whichever kind it is decided (an upper bound on what ran). ``grid_sigma``: the
-        marginals stage's planned σ of its measured grid (public, fixed before any data is
-        read), from which a shaped grid knows what that grid resolves (``measured_resolution``)."""
+        them, whichever kind it is decided (an upper bound on what ran)."""
         schema = job.schema
         bounds, categories = list(self.bounds), list(self.categories)
         if self.kinds:
@@ -196,8 +194,7 @@ class DomainStage(Stage):
             noisy = discrete_gaussian_histogram(bucket_counts[name], sigma, source)
             reading = read_bounds(noisy, sigma, grid, columns)
             found[name] = dp_bounds(schema.column(name), reading,
-                                    octave_shape(noisy, sigma, grid, reading, columns),
-                                    measured_resolution(noisy, reading, grid_sigma))
+                                    octave_shape(noisy, sigma, grid, reading, columns))
         for name, counter in value_counts.items():
             kept = noisy_selection(counter, sigma, int(plan.noise["category_threshold"]), source)
             found[name] = self._categories(schema.column(name), list(kept))
@@ -409,25 +406,8 @@ def domain_lines(declared: Schema, resolved: Schema,
     return ["domain chosen under DP (the manifest's schema):"] + lines if lines else []
 
 
-def measured_resolution(noisy: np.ndarray, reading: BoundsReading | None,
-                        grid_sigma: float | None) -> dict:
-    """``grid_cells`` and ``grid_rows`` of a shaped column's ``grid_shape``: the cells of the
-    grid the marginals stage will measure it on (``compress.grid_cells`` of n̂, here the noisy
-    rows of the buckets the bounds kept, at the plan's ``grid_sigma``) and the rows such a
-    cell needs for its count to be told from noise (``compress.SIGNIFICANT``·σ). Post-processing
-    of the noisy histogram and a plan figure; empty without a σ (no marginals stage)."""
-    from synthpriv.marginals.compress import SIGNIFICANT, grid_cells
-
-    if grid_sigma is None or grid_sigma <= 0 or reading is None:
-        return {}
-    rows = max(float(np.sum(noisy[reading.first:reading.last + 1])), 0.0)
-    return {"grid_cells": grid_cells(rows, grid_sigma, FINE_CELLS),
-            "grid_rows": SIGNIFICANT * float(grid_sigma)}
-
-
 def dp_bounds(column: NumericColumn, found: BoundsReading | None,
-              shape: tuple[tuple[float, float], ...] = (), resolution: dict | None = None
-              ) -> dict:
+              shape: tuple[tuple[float, float], ...] = ()) -> dict:
     """The column's bounds: public where given, else the DP ones (lower < upper kept). When
     no bucket is above the noise (a table too small for the domain step's σ), the column is
     released all missing — a categorical column with no category — rather than refused: a
@@ -438,8 +418,7 @@ def dp_bounds(column: NumericColumn, found: BoundsReading | None,
     of a 91 %-zero amount would be released as 1, a value nobody has; an integer column's DP
     upper bound becomes 0.5 (0 its only whole value), so no cell of 1 draws rows from noise.
     ``shape``: the noisy octave masses (``octave_shape``, a DP output) an adaptive column's fine
-    grid follows (``grid_shape``, written by ``grid_shape_within``); ``resolution``: what the
-    measured grid resolves (``measured_resolution``), written with it."""
+    grid follows (``grid_shape``, written by ``grid_shape_within``)."""
     if found is None:
         return {"name": column.name, "kind": "categorical", "missing": True,
                 "categories": [], "unknown_categories": "missing"}
@@ -461,7 +440,7 @@ def dp_bounds(column: NumericColumn, found: BoundsReading | None,
                 "outside": "missing"}
     domain = {"lower": lower, "upper": upper, "spread_clipped": spread}
     if column.adaptive and (shaped := grid_shape_within(column.kind, lower, upper, shape)):
-        domain["grid_shape"] = shaped | (resolution or {})
+        domain["grid_shape"] = shaped
     return domain
 
 

@@ -87,28 +87,12 @@ def allocate(weights: np.ndarray, total: int, caps: np.ndarray,
     return cells
 
 
-def resolved(bounds: np.ndarray, weights: np.ndarray, grid_cells: int,
-             grid_rows: float) -> np.ndarray:
-    """Which segments (edges ``bounds``, noisy ``weights``) the measured grid resolves: on
-    ``grid_cells`` equal-width grid cells over the range (``compress.measured_grid``), a
-    segment spanning at least one whose cells each hold ≥ ``grid_rows`` (SIGNIFICANT·σ of the
-    grid's noise). Its shape inside is measured there, so it keeps today's equal-width cells."""
-    widths = np.diff(bounds)
-    spanned = grid_cells * widths / (bounds[-1] - bounds[0])  # grid cells a segment spans
-    per_cell = np.divide(weights, spanned, out=np.zeros(len(widths)), where=spanned > 0)
-    return (spanned >= 1.0) & (per_cell >= grid_rows)
-
-
 def shaped_edges(lower: float, upper: float, breaks: Sequence[float], mass: Sequence[float],
-                 cells: int, step: float | None = None,
-                 resolution: tuple[int, float] | None = None) -> np.ndarray:
+                 cells: int, step: float | None = None) -> np.ndarray:
     """Edges of about ``cells`` cells over [lower, upper]: the segments [lower, breaks[0]), …,
     [breaks[-1], upper] get cells by ``allocate`` (their ``mass``; at most width/``step``
     each when ``step`` is given), equal-width within (edges rounded to whole numbers when
-    ``step`` is 1). A break outside (lower, upper) merges its segment into its neighbour's.
-    ``resolution`` (grid cells, rows: ``GridShape.grid_cells``/``grid_rows``): a segment the
-    measured grid resolves (``resolved``) keeps the equal-width grid's cells, the others share
-    the rest by mass."""
+    ``step`` is 1). A break outside (lower, upper) merges its segment into its neighbour's."""
     points = [lower]
     weights = [0.0]
     for index, value in enumerate(mass):
@@ -126,11 +110,6 @@ def shaped_edges(lower: float, upper: float, breaks: Sequence[float], mass: Sequ
             else np.full(len(widths), math.inf))
     floors = np.minimum([octaves(a, b, step == 1.0) for a, b in zip(bounds[:-1], bounds[1:],
                                                                     strict=True)], caps)
-    if resolution is not None:  # resolved: fixed at the equal-width grid's count
-        fixed = resolved(bounds, np.array(weights), *resolution)
-        equal = np.minimum(np.maximum(np.round(cells * widths / (upper - lower)), floors), caps)
-        caps = np.where(fixed, equal, caps)
-        floors = np.where(fixed, equal, floors)
     counts = allocate(np.array(weights), cells, caps, floors)
     pieces = [np.linspace(a, b, n + 1)
               for a, b, n in zip(bounds[:-1], bounds[1:], counts, strict=True)]

@@ -142,10 +142,7 @@ def resolve_domain(
     if not stages or not isinstance(stages[0][0], DomainStage):
         return job, planned
     domain_step = stages[0]
-    grid_sigma = next((sigma for (stage, _), stage_plan in zip(stages, plan.stages, strict=True)
-                       if (sigma := getattr(stage, "grid_sigma", lambda _: None)(stage_plan))
-                       is not None), None)
-    resolved = domain_step[0].resolve(job, plan.stages[0], ledger, source, chunks, grid_sigma)
+    resolved = domain_step[0].resolve(job, plan.stages[0], ledger, source, chunks)
     rebuilt = build_stages(resolved, load_recipe(job.config.pipeline.recipe, job.base_dir),
                            plan_context(resolved))
     return resolved, (plan, [domain_step] + [

@@ -234,12 +234,6 @@ class GridShape(_Strict):
 
     breaks: list[float]
     mass: list[float]
-    grid_cells: int | None = Field(default=None, ge=1, description="cells of the grid the "
-                                   "marginals stage measures the column on (n̂/(2σ), from the "
-                                   "domain step's noisy row count and the plan's grid σ)")
-    grid_rows: float | None = Field(default=None, gt=0, description="rows a measured grid "
-                                    "cell must hold to be resolved (SIGNIFICANT·σ): a segment "
-                                    "whose grid cells hold that keeps equal-width fine cells")
 
     @model_validator(mode="after")
     def _consistent(self) -> GridShape:
@@ -254,18 +248,7 @@ class GridShape(_Strict):
         if not all(math.isfinite(m) and m >= 0 for m in self.mass):
             raise ValueError(f"grid_shape: every mass must be a finite number ≥ 0, got "
                              f"{self.mass}")
-        if (self.grid_cells is None) != (self.grid_rows is None):
-            raise ValueError("grid_shape: give grid_cells and grid_rows together (the measured "
-                             f"grid's resolution), or neither; got grid_cells={self.grid_cells},"
-                             f" grid_rows={self.grid_rows}")
         return self
-
-    @property
-    def resolution(self) -> tuple[int, float] | None:
-        """(grid cells, rows a grid cell needs) for ``synthpriv.grid.shaped_edges``, if given."""
-        if self.grid_cells is None or self.grid_rows is None:
-            return None
-        return self.grid_cells, self.grid_rows
 
 
 class NumericColumn(_Strict):
@@ -507,7 +490,7 @@ class NumericColumn(_Strict):
             return np.round(edges) if whole else edges
         step = 1.0 if whole else None if self.precision is None else 10.0 ** -self.precision
         return shaped_edges(lower, upper, self.grid_shape.breaks, self.grid_shape.mass, cells,
-                            step, self.grid_shape.resolution)
+                            step)
 
     def grid_cell_width(self, values: np.ndarray) -> np.ndarray:
         """The width of the fine cell (before any point mass's own) each of ``values`` lies in:

@@ -11,7 +11,7 @@ import yaml
 
 from synthpriv import Synthesizer
 from synthpriv.config import load_job
-from synthpriv.domain_stage import grid_shape_within, measured_resolution
+from synthpriv.domain_stage import grid_shape_within
 from synthpriv.errors import SchemaError
 from synthpriv.marginals.compress import grid_cells
 from synthpriv.pipeline import plan_job, resolve_domain
@@ -108,36 +108,6 @@ def test_a_grid_the_shape_cannot_move_is_todays() -> None:
     assert np.allclose(flat.bin_edges(), plain.bin_edges())
 
 
-def test_a_segment_the_measured_grid_resolves_keeps_equal_width_cells() -> None:
-    """With the measured grid's resolution (``grid_cells`` G, ``grid_rows``): [8192, 16384)
-    spans 8 of G = 64 grid cells of 1,024 and holds 280 each (≥ 100 rows), so the grid measures
-    its shape and it keeps the equal-width grid's 128 cells of 64; [512, 1024), narrower than
-    a grid cell, is still shaped by its mass (more cells than equal width's 8). Without the
-    resolution, [8192, 16384) takes cells by mass and its cells go below 64 wide."""
-    mass = [10, 180, 230, 170, 140, 2240, 60, 40]
-    shaped = NumericColumn(name="x", kind="continuous", lower=0, upper=65536,
-                           grid_shape={"breaks": BREAKS, "mass": mass})
-    capped = NumericColumn(name="x", kind="continuous", lower=0, upper=65536,
-                           grid_shape={"breaks": BREAKS, "mass": mass, "grid_cells": 64,
-                                       "grid_rows": 100.0})
-    segments = [0, *BREAKS, 65536]
-    free, fixed = (_cells_per_segment(c.bin_edges(), segments) for c in (shaped, capped))
-    assert free[5] > 128 and fixed[5] == 128  # [8192, 16384): equal width when resolved
-    inside = capped.bin_edges()
-    inside = inside[(inside >= 8192) & (inside <= 16384)]
-    assert np.allclose(np.diff(inside), 64.0)
-    assert fixed[1] > 8 and fixed[1] > free[1]  # [512, 1024): shaped, with the cells freed
-    assert len(capped.bin_edges()) - 1 == pytest.approx(FINE_CELLS, abs=4)
-    thinner = NumericColumn(name="x", kind="continuous", lower=0, upper=65536,
-                            grid_shape={"breaks": BREAKS, "mass": mass, "grid_cells": 64,
-                                        "grid_rows": 281.0})  # 280 a grid cell: not resolved
-    assert _cells_per_segment(thinner.bin_edges(), segments)[5] == free[5]
-    with pytest.raises(SchemaError, match="grid_cells and grid_rows together"):
-        parse_schema({"columns": [{"name": "x", "kind": "integer", "lower": 0, "upper": 65535,
-                                   "grid_shape": {"breaks": [10], "mass": [1, 1],
-                                                  "grid_cells": 8}}]}, "test")
-
-
 def test_the_measured_grid_of_a_shaped_column_is_todays_equal_width_grid() -> None:
     """The grid the 1-way marginal is measured on groups fine cells by value (cells of equal
     width over the bounds), so a shape moves only the fine cells within a grid cell, not the
@@ -159,6 +129,30 @@ def test_the_measured_grid_of_a_shaped_column_is_todays_equal_width_grid() -> No
         assert len(ordinary) >= cells - 2
         assert np.all(np.abs(ordinary / width - np.round(ordinary / width)) * width
                       <= np.diff(left).max())  # each grid cell starts at a multiple of 6,554
+
+
+def test_a_shaped_grids_narrow_cells_are_never_significant_alone() -> None:
+    """A fine cell narrower than the equal-width grid's holds about n̂/1,024 rows: the fine
+    noise cannot see it, so ``compose`` never keeps its noisy count alone (in a cell of two
+    values such noise was released as a 6 % spike, tests/marginals/test_lone_cells.py); the
+    a-priori cells (bounds, 0, 1) and declared point masses keep their own tests."""
+    from synthpriv.encoding import TableEncoder
+    from synthpriv.marginals.compress import measured_grid
+
+    column = _column(point_masses=[1000])
+    schema = parse_schema({"columns": [column.model_dump(exclude_none=True)]}, "test")
+    column = schema.column("x")
+    grid = measured_grid(schema, TableEncoder(schema).domain, 1000.0, 50.0)
+    edges = column.bin_edges()
+    narrow = grid.narrow["x"][:len(edges) - 1]
+    assert np.array_equal(narrow & ~grid.priors["x"][:len(edges) - 1],
+                          (np.diff(edges) < 65535 / FINE_CELLS) & ~grid.priors["x"][:len(edges) - 1])
+    assert narrow.sum() > 500  # the bulk's cells
+    for value in (0, 1, 1000, 65535):  # a-priori and declared cells: their own tests
+        assert not narrow[int(np.searchsorted(edges, value, side="right")) - 1]
+    plain = NumericColumn(name="x", kind="integer", lower=0, upper=65535)
+    schema = parse_schema({"columns": [plain.model_dump(exclude_none=True)]}, "test")
+    assert "x" not in measured_grid(schema, TableEncoder(schema).domain, 1000.0, 50.0).narrow
 
 
 @pytest.mark.parametrize(("shape", "message"), [
@@ -261,15 +255,10 @@ def test_the_domain_step_writes_the_shape_of_the_noisy_histogram(tmp_path, monke
     assert not np.array_equal(noisy, counts)  # the noise moved the counts: a test can fail
     buckets = Buckets("integer")
     reading = read_bounds(noisy, sigma, buckets, 1)
-    grid_sigma = planned[0].stages[1].noise["sigma_one_way"]  # MST's measured grid (a plan figure)
     expected = grid_shape_within("integer", column.lower, column.upper,
-                                 octave_shape(noisy, sigma, buckets, reading, 1)) | \
-        measured_resolution(noisy, reading, grid_sigma)
+                                 octave_shape(noisy, sigma, buckets, reading, 1))
     assert column.grid_shape is not None and len(column.grid_shape.breaks) >= 5
     assert column.grid_shape.model_dump() == expected
-    assert column.grid_shape.grid_rows == pytest.approx(3 * grid_sigma)  # SIGNIFICANT·σ
-    assert column.grid_shape.grid_cells == grid_cells(
-        max(float(noisy[reading.first:reading.last + 1].sum()), 0.0), grid_sigma, FINE_CELLS)
     from_exact = grid_shape_within("integer", column.lower, column.upper,
                                    octave_shape(counts.astype(float), sigma, buckets, reading))
     assert column.grid_shape.model_dump() != from_exact

@@ -273,16 +273,6 @@ class MarginalsStage(Stage):
                                  self.sensitivity.l2, source, ledger)
         return max(float(count.noisy_counts), 1.0)
 
-    GRID_SIGMA = "sigma_one_way"  # the plan's noise the measured grid is sized by (_fit)
-
-    def grid_sigma(self, plan: StagePlan) -> float | None:
-        """The planned σ of the grid the adaptive columns' 1-way marginals are measured on
-        (public, fixed before any data is read); None when no column adapts. The domain step
-        writes what that grid resolves into a shaped column's ``grid_shape``."""
-        if not (self.options.adaptive_domain and self.adapts and self.context.adaptive):
-            return None
-        return plan.noise.get(self.GRID_SIGMA)
-
     def _measured_grid(
         self, state: PipelineState, records: float | None, sigma: float
     ) -> Coarsening | None:
@@ -395,7 +385,7 @@ class MstStage(MarginalsStage):
     def _fit(
         self, state: PipelineState, plan: StagePlan, ledger: Ledger, source: RandomSource
     ) -> tuple[list[Measurement], Any]:
-        sigma = plan.noise[self.GRID_SIGMA]
+        sigma = plan.noise["sigma_one_way"]
         fine = state.data
         records = self._records(state, plan, ledger, source)
         grid = self._measured_grid(state, records, sigma)
@@ -421,7 +411,6 @@ class AimStage(MarginalsStage):
     through a zCDP filter on the ledger (synthpriv.marginals.aim)."""
 
     selection = "aim"
-    GRID_SIGMA = "sigma_first_rounds"
     # AIM keeps every category (its reference code, private-pgm's aim.py, compresses nothing):
     # its size screen already bounds the model, and a merged cell is decoded apart from the other
     # columns (Adult's rare countries). Tuned on: Adult, checked on Wage and Default
@@ -483,7 +472,7 @@ class AimStage(MarginalsStage):
     ) -> tuple[list[Measurement], Any]:
         fine = state.data
         records = self._records(state, plan, ledger, source)
-        grid = self._measured_grid(state, records, plan.noise[self.GRID_SIGMA])
+        grid = self._measured_grid(state, records, plan.noise["sigma_first_rounds"])
         data = fine if grid is None else RecodedCounts(fine, grid)
         fine_one_way = self._measure_fine(fine, plan, ledger, source)
         budget = ledger.open_filter(plan.noise["aim_rho"], "AIM rounds (adaptive)")
