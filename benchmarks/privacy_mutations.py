@@ -93,6 +93,12 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("tests/privacy/test_domain_randomness.py",),
         "(d) DP bounds read from the exact bucket counts"),
     Mutation(
+        "grid-shape-exact-buckets", "synthpriv/domain_stage.py",
+        "octave_shape(noisy, sigma, grid, reading, columns))",
+        "octave_shape(bucket_counts[name].astype(float), sigma, grid, reading, columns))",
+        ("tests/test_octave_grid.py",),
+        "the fine grid's shape (grid_shape) read from the exact bucket counts"),
+    Mutation(
         "category-discovery-exact", "synthpriv/privacy/partition.py",
         "return {v: int(n) for v, n in zip(values, noisy, strict=True) if n >= threshold}",
         "return {v: int(n) for v, n in zip(values, exact, strict=True) if n >= threshold}",

@@ -35,6 +35,7 @@ run on the resolved schema: their noise depends on the number of columns only (p
 from __future__ import annotations
 
 import copy
+import math
 from collections import Counter
 from collections.abc import Iterable
 
@@ -54,6 +55,7 @@ from synthpriv.privacy.bounds import (
     BoundsReading,
     Buckets,
     YearBuckets,
+    octave_shape,
     read_bounds,
 )
 from synthpriv.privacy.domain_budget import (
@@ -213,7 +215,8 @@ class DomainStage(Stage):
         for name, grid in buckets.items():
             noisy = discrete_gaussian_histogram(bucket_counts[name], sigma, source)
             reading = read_bounds(noisy, sigma, grid, columns)
-            found[name] = dp_bounds(schema.column(name), reading)
+            found[name] = dp_bounds(schema.column(name), reading,
+                                    octave_shape(noisy, sigma, grid, reading, columns))
         for name, counter in value_counts.items():
             column_sigma, threshold = sigma, int(plan.noise["category_threshold"])
             if name in self.kinds and realised.category_sigma is not None:  # reallocated
@@ -456,7 +459,8 @@ def domain_lines(declared: Schema, resolved: Schema,
     return ["domain chosen under DP (the manifest's schema):"] + lines if lines else []
 
 
-def dp_bounds(column: NumericColumn, found: BoundsReading | None) -> dict:
+def dp_bounds(column: NumericColumn, found: BoundsReading | None,
+              shape: tuple[tuple[float, float], ...] = ()) -> dict:
     """The column's bounds: public where given, else the DP ones (lower < upper kept). When
     no bucket is above the noise (a table too small for the domain step's σ), the column is
     released all missing — a categorical column with no category — rather than refused: a
@@ -465,7 +469,9 @@ def dp_bounds(column: NumericColumn, found: BoundsReading | None) -> dict:
     reading is zeros only (a DP output), values outside the bounds are read as missing
     (``outside: missing``) rather than clipped onto the bound: clipped, every non-zero value
     of a 91 %-zero amount would be released as 1, a value nobody has; an integer column's DP
-    upper bound becomes 0.5 (0 its only whole value), so no cell of 1 draws rows from noise."""
+    upper bound becomes 0.5 (0 its only whole value), so no cell of 1 draws rows from noise.
+    ``shape``: the noisy octave masses (``octave_shape``, a DP output) an adaptive column's fine
+    grid follows (``grid_shape``, written by ``grid_shape_within``)."""
     if found is None:
         return {"name": column.name, "kind": "categorical", "missing": True,
                 "categories": [], "unknown_categories": "missing"}
@@ -485,4 +491,28 @@ def dp_bounds(column: NumericColumn, found: BoundsReading | None) -> dict:
             upper = 0.5  # whole values in [lower, 0.5]: up to 0, so no cell holds 1 by noise
         return {"lower": lower, "upper": upper, "spread_clipped": [], "missing": True,
                 "outside": "missing"}
-    return {"lower": lower, "upper": upper, "spread_clipped": spread}
+    domain = {"lower": lower, "upper": upper, "spread_clipped": spread}
+    if column.adaptive and (shaped := grid_shape_within(column.kind, lower, upper, shape)):
+        domain["grid_shape"] = shaped
+    return domain
+
+
+def grid_shape_within(kind: str, lower: float, upper: float,
+                      shape: tuple[tuple[float, float], ...]) -> dict | None:
+    """The ``grid_shape`` of the noisy octave masses ``shape`` within [lower, upper]: the
+    segments' first values strictly inside as breaks (a segment starting at or below ``lower``
+    adds its mass to the first; one from ``upper`` on is dropped: clipped onto the bound). None
+    when it would move no cell: one segment, or an integer range of at most FINE_CELLS values
+    (one cell each anyway). Post-processing of DP outputs only."""
+    if kind == "integer" and math.floor(upper) - math.ceil(lower) + 1 <= FINE_CELLS:
+        return None
+    breaks: list[float] = []
+    mass = [0.0]
+    for start, weight in shape:
+        if start >= upper:
+            break
+        if start > lower:
+            breaks.append(float(start))
+            mass.append(0.0)
+        mass[-1] += float(weight)
+    return {"breaks": breaks, "mass": mass} if breaks else None

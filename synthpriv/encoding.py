@@ -246,8 +246,12 @@ def decimals(column: NumericColumn, edges: np.ndarray) -> np.ndarray:
     if column.precision is not None:
         return np.full(len(widths), column.precision, dtype=np.int64)
     if column.point_masses and column.adaptive:  # a cell beside a point mass's is ≥ half a
-        # fine cell (``bin_edges``): it takes the fine cells' decimals, as does the point
+        # fine cell (``bin_edges``): it takes the fine cells' decimals there, as does the point
         # mass's own (its rows are written at the point mass, ``at_point_masses``)
+        widths = np.maximum(widths, column.grid_cell_width(np.asarray(edges, float)[:-1]))
+    if column.grid_shape is not None and column.adaptive:  # a shaped grid's narrow cells (a
+        # bulk octave's) would write more decimals than the data's: Bikeshare's temp/hum 5 where
+        # the equal-width grid wrote 4 and the data 2; they keep the equal-width grid's
         widths = np.maximum(widths, (column.upper - column.lower) / FINE_CELLS)
     positive = widths > 0
     needed = np.ceil(-np.log10(np.where(positive, widths, 1.0))) + 1

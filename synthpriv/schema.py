@@ -240,6 +240,32 @@ class CategoricalColumn(_Strict):
 FINE_CELLS = 1024  # cells of an adaptive column's fine public grid (see NumericColumn.bin_edges)
 
 
+class GridShape(_Strict):
+    """Where an adaptive column's fine cells go: segments [lower, breaks[0]), [breaks[0],
+    breaks[1]), …, [breaks[-1], upper] and each one's relative ``mass``; ``synthpriv.grid``
+    gives each segment cells in proportion to its mass (at least one; never more than the
+    values it holds), equal-width within. The DP domain step writes the noisy mass of the
+    column's octaves (a DP output, like the bounds); a person may write one too."""
+
+    breaks: list[float]
+    mass: list[float]
+
+    @model_validator(mode="after")
+    def _consistent(self) -> GridShape:
+        if len(self.mass) != len(self.breaks) + 1:
+            raise ValueError(f"grid_shape: {len(self.breaks)} breaks make "
+                             f"{len(self.breaks) + 1} segments, but mass lists {len(self.mass)} "
+                             "values; give one mass per segment")
+        if not all(math.isfinite(b) for b in self.breaks) or any(
+                b <= a for a, b in zip(self.breaks, self.breaks[1:], strict=False)):
+            raise ValueError(f"grid_shape: breaks must be finite and increase strictly, got "
+                             f"{self.breaks}")
+        if not all(math.isfinite(m) and m >= 0 for m in self.mass):
+            raise ValueError(f"grid_shape: every mass must be a finite number ≥ 0, got "
+                             f"{self.mass}")
+        return self
+
+
 class NumericColumn(_Strict):
     """A numeric column with bounds; values outside them are clipped before any query (or read
     as missing: ``outside``). A bound left out is bought under DP by the domain step
@@ -280,6 +306,30 @@ class NumericColumn(_Strict):
         "its own on the adaptive grid, decoded at exactly that value (adaptive columns only: no "
         "bins or edges)",
     )
+    grid_shape: GridShape | None = Field(
+        default=None, description="where the adaptive fine grid's cells go (breaks inside the "
+        "bounds, a relative mass per segment): set by the DP domain step from its noisy octave "
+        "histogram (post-processing), so a column spread over many octaves gets cells where its "
+        "mass is; adaptive columns with both bounds only",
+    )
+
+    @model_validator(mode="after")
+    def _check_grid_shape(self) -> NumericColumn:
+        shape, name = self.grid_shape, self.name
+        if shape is None:
+            return self
+        if not self.adaptive or self.needs_bounds:
+            raise ValueError(f"'{name}': grid_shape places the adaptive grid's cells within "
+                             "the bounds; it needs lower and upper and no 'bins'/'edges' (or "
+                             "drop grid_shape)")
+        outside = [b for b in shape.breaks if not self.lower < b < self.upper]
+        if outside:
+            raise ValueError(f"'{name}': grid_shape breaks {outside} are not strictly inside "
+                             f"the bounds [{self.lower}, {self.upper}]; drop them")
+        if self.kind == "integer" and any(b != round(b) for b in shape.breaks):
+            raise ValueError(f"'{name}' is an integer column: grid_shape breaks must be whole "
+                             f"numbers, got {shape.breaks}")
+        return self
 
     @model_validator(mode="after")
     def _check_point_masses(self) -> NumericColumn:
@@ -402,12 +452,13 @@ class NumericColumn(_Strict):
 
         Explicit ``edges`` win; ``bins: N`` gives N equal-width bins (one per integer when N is
         the number of integers). Without either, the fine grid of an adaptive column: one cell
-        per integer when there are at most FINE_CELLS, else about FINE_CELLS equal-width cells,
-        with the bounds (and -1, 0 and 1, for integers) as cells of their own, since top-codes,
-        zeros and "-1 = not applicable" codes are where real columns pile up. Each of
-        ``point_masses`` v gets a cell of its own too: [v, v+1) for integers, [v, nextafter(v))
-        for continuous columns, which holds v alone.
-        The grid is public: it depends on the bounds and the point masses only.
+        per integer when there are at most FINE_CELLS, else about FINE_CELLS cells — equal-width,
+        or placed by ``grid_shape`` (``synthpriv.grid.shaped_edges``: cells in proportion to the
+        noisy mass of each octave) — with the bounds (and -1, 0 and 1, for integers) as cells of
+        their own, since top-codes, zeros and "-1 = not applicable" codes are where real columns
+        pile up. Each of ``point_masses`` v gets a cell of its own too: [v, v+1) for integers,
+        [v, nextafter(v)) for continuous columns, which holds v alone.
+        The grid is public: it depends on the bounds, the grid shape and the point masses only.
         """
         if self.edges is not None:
             return np.asarray(self.edges, dtype=float)
@@ -417,28 +468,53 @@ class NumericColumn(_Strict):
             if self.bins == count or (self.bins is None and count <= FINE_CELLS):
                 return np.append(np.arange(lower, upper + 1, dtype=float), upper + 1.0)
             if self.bins is None:
-                inner = np.round(np.linspace(lower + 1, upper, FINE_CELLS - 1))
+                inner = self._base_edges(lower + 1, upper, FINE_CELLS - 2)
                 points = [lower, lower + 1, upper, upper + 1]
                 points += [p for p in (-1, 0, 1, 2) if lower < p <= upper]
                 points += [p + step for p in self.point_masses or () for step in (0, 1)]
                 return np.unique(np.concatenate([inner, points])).astype(float)
-        edges = np.linspace(self.lower, self.upper, (self.bins or FINE_CELLS) + 1)
-        if self.kind == "continuous" and self.adaptive and self.point_masses:
-            # no sliver beside a point mass's cell: a grid edge closer than half a cell to it
+        if not self.adaptive:
+            return np.linspace(self.lower, self.upper, (self.bins or FINE_CELLS) + 1)
+        edges = self._base_edges(self.lower, self.upper, FINE_CELLS)
+        if self.kind == "continuous" and self.point_masses:
+            # no sliver beside a point mass's cell: a grid edge closer than half its cell to it
             # goes (a sliver's values would need more decimals than the column's)
             # (nor beside a bound: a point mass within half a cell of one takes the sliver in,
             # [lower, nextafter(v)) or [v, upper], and is written at v: a DP bound of -2⁻¹⁶ below
             # a heap at 0 would otherwise release -0.00001)
-            half = (self.upper - self.lower) / FINE_CELLS / 2
+            first, last = np.diff(edges)[[0, -1]] / 2  # half the bounds' cells
             cells = [_point_cell(v) for v in self.point_masses]
             points = np.array(
-                [left for left, _ in cells if not self.lower < left < self.lower + half]
-                + [right for _, right in cells if not self.upper - half < right < self.upper])
-            near = np.abs(edges[:, None] - points[None, :]).min(axis=1) < half if len(points) \
-                else np.zeros(len(edges), dtype=bool)
+                [left for left, _ in cells if not self.lower < left < self.lower + first]
+                + [right for _, right in cells if not self.upper - last < right < self.upper])
+            halves = self.grid_cell_width(points) / 2
+            near = (np.abs(edges[:, None] - points[None, :]) < halves[None, :]).any(axis=1) \
+                if len(points) else np.zeros(len(edges), dtype=bool)
             near[[0, -1]] = False
             edges = np.unique(np.concatenate([edges[~near], points]))
         return edges
+
+    def _base_edges(self, lower: float, upper: float, cells: int) -> np.ndarray:
+        """About ``cells`` cells over [lower, upper] before the special cells are added: placed
+        by ``grid_shape`` when there is one, else equal-width (integers: rounded edges)."""
+        from synthpriv.grid import shaped_edges
+
+        whole = self.kind == "integer"
+        if self.grid_shape is None:
+            edges = np.linspace(lower, upper, cells + 1)
+            return np.round(edges) if whole else edges
+        step = 1.0 if whole else None if self.precision is None else 10.0 ** -self.precision
+        return shaped_edges(lower, upper, self.grid_shape.breaks, self.grid_shape.mass, cells,
+                            step)
+
+    def grid_cell_width(self, values: np.ndarray) -> np.ndarray:
+        """The width of the fine cell (before any point mass's own) each of ``values`` lies in:
+        the grid's local resolution, from which a continuous column's decimals and the slivers
+        beside its point masses are judged. Public: bounds and grid shape only."""
+        values = np.asarray(values, dtype=float)
+        edges = self._base_edges(self.lower, self.upper, FINE_CELLS)
+        cells = np.clip(np.searchsorted(edges, values, side="right") - 1, 0, len(edges) - 2)
+        return np.diff(edges)[cells]
 
     def point_mass_cells(self) -> np.ndarray:
         """Index in ``bin_edges`` of the fine cell each of ``point_masses`` holds alone (empty
@@ -475,6 +551,7 @@ class DatetimeColumn(NumericColumn):
     derived_from: None = None  # type: ignore[assignment]
     precision: None = None  # type: ignore[assignment]
     point_masses: None = None  # type: ignore[assignment]  # not for dates (docs/schema.md)
+    grid_shape: None = None  # type: ignore[assignment]  # years, not octaves: equal-width
 
     @model_validator(mode="before")
     @classmethod

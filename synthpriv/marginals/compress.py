@@ -52,7 +52,7 @@ import numpy as np
 from synthpriv.counting import CachedCounts
 from synthpriv.domain import CountSource, Domain, clique_counts
 from synthpriv.marginals.measurement import Measurement
-from synthpriv.schema import CategoricalColumn, NumericColumn, Schema
+from synthpriv.schema import FINE_CELLS, CategoricalColumn, NumericColumn, Schema
 
 Clique = tuple[str, ...]
 BIN_NOISE_RATIO = 1.0  # c: a 2-way cell of two adaptive columns expects about c·σ records
@@ -77,6 +77,7 @@ class Coarsening:
     atoms: Mapping[str, np.ndarray] = field(default_factory=dict)  # fine cells decoded at one value
     noise: Mapping[str, np.ndarray] = field(default_factory=dict)  # σ of each cell's mass (fitting)
     priors: Mapping[str, np.ndarray] = field(default_factory=dict)  # fine cells piled on a priori
+    narrow: Mapping[str, np.ndarray] = field(default_factory=dict)  # not significant alone
 
     @property
     def changed(self) -> bool:
@@ -377,14 +378,14 @@ def measured_grid(
     point masses' cells (``compose`` keeps their mass at a lower significance); its ``priors``
     all the cells kept alone (a-priori piles: ``lone_measured``'s 3σ bar). A function of the
     public grid and of ``records`` (public or DP) only."""
-    maps, masses, sizes, atoms, priors = {}, {}, {}, {}, {}
+    maps, masses, sizes, atoms, priors, narrow = {}, {}, {}, {}, {}, {}
     for column in schema.modelled:
         name, size = column.name, fine[column.name]
         values = size - int(column.missing)
         groups = np.arange(values)
         if isinstance(column, NumericColumn) and column.adaptive:
             cells = grid_cells(records, sigma, values)
-            base = np.arange(values) * cells // values
+            base = _grid_groups(column, values, cells)
             point = _point_cells(column, values)
             declared = np.zeros(size, dtype=bool)
             declared[column.point_mass_cells()] = True
@@ -395,11 +396,45 @@ def measured_grid(
             breaks[1:] = (base[1:] != base[:-1]) | point[1:] | point[:-1]
             groups = np.cumsum(breaks) - 1
             priors[name] = np.append(point, np.zeros(size - values, dtype=bool))
+            if column.grid_shape is not None:
+                narrow[name] = np.append(_narrow_cells(column, values) & ~point,
+                                         np.zeros(size - values, dtype=bool))
         if column.missing:
             groups = np.append(groups, groups.max() + 1 if len(groups) else 0)
         maps[name], masses[name] = groups, np.ones(size)
         sizes[name] = int(groups.max()) + 1
-    return Coarsening(fine, Domain.from_sizes(sizes), maps, masses, atoms=atoms, priors=priors)
+    return Coarsening(fine, Domain.from_sizes(sizes), maps, masses, atoms=atoms, priors=priors,
+                      narrow=narrow)
+
+
+def _grid_groups(column: NumericColumn, values: int, cells: int) -> np.ndarray:
+    """The measured grid cell of each of a column's ``values`` fine cells: ``cells`` groups of
+    equal width in value. On an equal-width fine grid that is equal counts of fine cells, as
+    before; on a shaped one (``grid_shape``) it keeps the measured grid where it is without a
+    shape, so the shape moves only what the measurement cannot see — the fine cells inside a
+    grid cell, which share its mass equally where their own counts are not significant
+    (``fine_masses``) — not the grid cells whose noisy counts it resolves (octgrid: grouped by
+    count, Adult's ``fnlwgt`` bulk went from grid cells of ~700 rows to ~100, about 2σ, and AIM's
+    2-way TVD from 0.0341 to 0.0352; ``benchmarks/README.md``, "octcap"). Public: bounds and
+    fine grid only."""
+    if column.grid_shape is None:
+        return np.arange(values) * cells // values
+    left = column.bin_edges()[:values]
+    where = (left - left[0]) / (column.upper - column.lower) * cells
+    return np.clip(np.floor(where + 1e-9), 0, cells - 1).astype(np.int64)
+
+
+def _narrow_cells(column: NumericColumn, values: int) -> np.ndarray:
+    """A shaped column's fine cells narrower than the equal-width grid's (``grid_shape``: cells
+    in proportion to the noisy mass, so each holds about n̂/1,024 rows). The fine 1-way noise
+    cannot see such a cell: a count there passing ``significance``·σ is noise far more often
+    than a heap (pure noise passes in about 0.1 cell a column, and in a cell of one or two
+    values that noise was released as a spike: 6 % of a log-normal amount at 732-733,
+    tests/marginals/test_lone_cells.py), and the heaps a column has are what the domain step's
+    DP heap discovery declares as point masses (their own cells and test). So ``compose`` never
+    reads one as significant on its own. Public: bounds and grid shape only."""
+    widths = np.diff(column.bin_edges())[:values]
+    return widths < (column.upper - column.lower) / FINE_CELLS * (1 - 1e-9)
 
 
 def _point_cells(column: NumericColumn, values: int) -> np.ndarray:
@@ -444,9 +479,11 @@ def compose(
         sizes[attribute] = chosen.coarse[attribute]
         if attribute in fine:
             measurement = fine[attribute]
-            mass, significant = fine_masses(
-                np.asarray(measurement.noisy_counts, dtype=float), to_grid,
-                chosen.masses[attribute], float(np.max(measurement.sigma)))
+            noisy = np.asarray(measurement.noisy_counts, dtype=float)
+            if attribute in grid.narrow:  # a shaped grid's narrow cells: never significant alone
+                noisy = np.where(grid.narrow[attribute], 0.0, noisy)
+            mass, significant = fine_masses(noisy, to_grid, chosen.masses[attribute],
+                                            float(np.max(measurement.sigma)))
             if attribute in missing:
                 significant[-1] = False
             grid_noise = chosen.noise.get(attribute)
