@@ -48,8 +48,9 @@ The read-out (``read_bounds``), a DP quantile on the noisy histogram's CDF:
    kept mass is clipped on each side by choice;
 3. *guard*: a side whose edge was set by the noise rather than by the quantile (nothing was
    trimmed there) is widened when the column spreads over more than one octave (the thresholds
-   show two buckets or more, or the support spans three: one false 2.5σ pass next to a year
-   column's one bucket must not count) and the tail the noise
+   show two buckets or more, or the support the single-bucket tail rule finds spans three: one
+   false 2.5σ pass or tail run next to a year column's one bucket must not count) and the tail
+   the noise
    may hide there (up to EXTEND_NOISE·σ rows a bucket) exceeds CLIP_SHARE of the noisy total —
    on small tables, not on large ones: by one bucket away from zero (an upper bound doubles),
    and towards zero down to 0 itself, never across it (a positive column's lower bound becomes
