@@ -270,7 +270,7 @@ class BoundsReading:
 
 
 def core(noisy: np.ndarray, sigma: float, columns: int = 1) -> np.ndarray:
-    """The buckets the occupancy thresholds show (module docstring, step 1, before the 2.5σ tail
+    """The buckets the occupancy thresholds show (module docstring, step 1, before the tail
     rule): the single buckets that pass theirs or, when none does, the runs of the narrowest
     width in WINDOWS of which some pass theirs, each cut to its outermost buckets of noisy count
     ≥ EXTEND_NOISE·σ. All False when no run passes. ``columns``: the job's DP-bounded columns
