@@ -15,12 +15,22 @@ and planned with MST at ε = 1, δ = 1e-5 (the suite's δ), without and with a p
   Gaussian's σ, a continuous approximation), without and with n̂ public;
 * runs: one ``synthpriv run`` (MST, evaluation off) of each table's safe draft: completes or not.
 
+``--old COMMIT`` sets the read-out compared against (a007373 by default; one that takes the
+job's DP-bounded columns is given them, as the new one always is: the plan's
+``bounded_columns``); ``none_w16`` is the new read-out's share of draws with no bound when the
+core's WINDOWS also reach 16 (branch tailruns: not adopted). College is also read on the
+suite's train split (622 rows, ``suite.split``).
+
     .venv/bin/python benchmarks/domain_small_tables.py   # a few minutes; downloads the ISLP wheel once
+    .venv/bin/python benchmarks/domain_small_tables.py --old a49b539 --seeds 200 --no-runs \
+        --out benchmarks/results/domain-small-tables-tailruns.json
 """
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
+import inspect
 import json
 import subprocess
 import sys
@@ -31,10 +41,11 @@ import numpy as np
 import pandas as pd
 import yaml
 from scipy.stats import norm
-from suite import islp_frame, islp_wheel  # benchmarks/ is on sys.path when run as a script
+from suite import islp_frame, islp_wheel, split  # benchmarks/ is on sys.path as a script
 
 from synthpriv.config import load_job
 from synthpriv.pipeline import plan_job
+from synthpriv.privacy import bounds as bounds_module
 from synthpriv.privacy.bounds import Buckets, read_bounds
 from synthpriv.privacy.mechanisms import discrete_gaussian_histogram
 from synthpriv.privacy.randomness import RandomSource
@@ -46,9 +57,10 @@ OLD_COMMIT = "a007373"
 SEEDS = 20
 
 
-def old_bounds():
-    """The read-out before this change (commit a007373), loaded from git as a module."""
-    source = subprocess.run(["git", "show", f"{OLD_COMMIT}:synthpriv/privacy/bounds.py"],
+def old_bounds(commit: str = OLD_COMMIT):
+    """The read-out at ``commit`` (a007373: before DP bounds read by quantile), loaded from git
+    as a module."""
+    source = subprocess.run(["git", "show", f"{commit}:synthpriv/privacy/bounds.py"],
                             cwd=ROOT, check=True, capture_output=True, text=True).stdout
     path = Path(tempfile.mkdtemp()) / "old_bounds.py"
     path.write_text(source)
@@ -65,6 +77,7 @@ def tables(cache: Path) -> dict[str, pd.DataFrame]:
     pick = np.random.default_rng(24)
     return {
         "college-777": islp_frame(wheel, "College"),
+        "college-622": split(islp_frame(wheel, "College"))[0],
         "wage-3000": wage,
         "wage-700": wage.iloc[np.sort(pick.choice(len(wage), 700, replace=False))],
         "default-374": default.iloc[np.sort(pick.choice(len(default), 374, replace=False))],
@@ -72,13 +85,13 @@ def tables(cache: Path) -> dict[str, pd.DataFrame]:
     }
 
 
-def job_file(folder: Path, frame: pd.DataFrame, records: int | None) -> Path:
+def job_file(folder: Path, frame: pd.DataFrame, records: int | None, delta: float = 1e-5) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     frame.to_csv(folder / "data.csv", index=False)
     schema, _ = infer_schema(folder / "data.csv", safe=True)
     (folder / "schema.yaml").write_text(schema_yaml(schema))
     config = {"name": folder.name, "data": {"path": "data.csv", "schema": "schema.yaml"},
-              "budget": {"epsilon": 1.0, "delta": 1e-5}, "pipeline": {"recipe": "mst"},
+              "budget": {"epsilon": 1.0, "delta": delta}, "pipeline": {"recipe": "mst"},
               "evaluation": {"enabled": False}, "output": {"dir": str(folder / "out")}}
     if records is not None:
         config["data"]["public_records"] = records
@@ -86,17 +99,32 @@ def job_file(folder: Path, frame: pd.DataFrame, records: int | None) -> Path:
     return folder / "job.yaml"
 
 
-def bounds_study(numbers: np.ndarray, sigma: float, old) -> dict:
-    """Old and new read-outs of the same noisy histograms (SEEDS draws)."""
+def wide_windows_none(noisy: np.ndarray, sigma: float, buckets: Buckets, columns: int) -> bool:
+    """Whether the new read-out finds no bound when the core's WINDOWS also reach 16."""
+    saved = bounds_module.WINDOWS
+    bounds_module.WINDOWS = (*saved, 16)
+    bounds_module.occupancy_threshold.cache_clear()
+    try:
+        return read_bounds(noisy, sigma, buckets, columns) is None
+    finally:
+        bounds_module.WINDOWS = saved
+        bounds_module.occupancy_threshold.cache_clear()
+
+
+def bounds_study(numbers: np.ndarray, sigma: float, old, columns: int, seeds: int) -> dict:
+    """Old and new read-outs of the same noisy histograms (``seeds`` draws)."""
     whole = bool(np.all(numbers == np.round(numbers)))
     buckets = Buckets("integer" if whole else "continuous")
     counts = buckets.counts(numbers)
-    result = {"none_old": 0, "none_new": 0, "below_old": [], "above_old": [], "below_new": [],
-              "above_new": []}
-    for seed in range(SEEDS):
+    result = {"none_old": 0, "none_new": 0, "none_w16": 0, "below_old": [], "above_old": [],
+              "below_new": [], "above_new": []}
+    old_columns = "columns" in inspect.signature(old.bounds_from_noisy).parameters
+    for seed in range(seeds):
         noisy = discrete_gaussian_histogram(counts, sigma, RandomSource.seeded(seed))
-        found_old = old.bounds_from_noisy(noisy.astype(float), sigma, old.Buckets(buckets.kind))
-        reading = read_bounds(noisy, sigma, buckets)
+        found_old = old.bounds_from_noisy(noisy.astype(float), sigma, old.Buckets(buckets.kind),
+                                          *([columns] if old_columns else []))
+        reading = read_bounds(noisy, sigma, buckets, columns)
+        result["none_w16"] += wide_windows_none(noisy, sigma, buckets, columns)
         for tag, found in (("old", found_old),
                            ("new", None if reading is None else (reading.lower, reading.upper))):
             if found is None:
@@ -104,7 +132,7 @@ def bounds_study(numbers: np.ndarray, sigma: float, old) -> dict:
                 continue
             result[f"below_{tag}"].append(float(np.mean(numbers < found[0])))
             result[f"above_{tag}"].append(float(np.mean(numbers > found[1])))
-    return {key: (float(np.mean(v)) if v else None) if isinstance(v, list) else v / SEEDS
+    return {key: (float(np.mean(v)) if v else None) if isinstance(v, list) else v / seeds
             for key, v in result.items()}
 
 
@@ -115,7 +143,15 @@ def coverage(values: pd.Series, sigma: float, threshold: float) -> float:
 
 
 def main() -> None:
-    old = old_bounds()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--old", default=OLD_COMMIT, help="the commit whose read-out is 'old'")
+    parser.add_argument("--seeds", type=int, default=SEEDS)
+    parser.add_argument("--delta", type=float, default=1e-5, help="the jobs' δ (the suite's)")
+    parser.add_argument("--no-runs", action="store_true", help="skip the safe drafts' runs")
+    parser.add_argument("--out", type=Path,
+                        default=ROOT / "benchmarks" / "results" / "domain-small-tables.json")
+    args = parser.parse_args()
+    old = old_bounds(args.old)
     cache = ROOT / "benchmarks" / ".cache"
     work = Path(tempfile.mkdtemp(prefix="domain-small-"))
     report = {}
@@ -123,11 +159,12 @@ def main() -> None:
         plans = {}
         for public in (False, True):
             path = job_file(work / f"{name}-{'public' if public else 'safe'}", frame,
-                            len(frame) if public else None)
+                            len(frame) if public else None, args.delta)
             plan, stages = plan_job(load_job(path))
             plans[public] = (path, plan.stages[0].noise, stages[0][1])
         sigma = plans[False][1]["sigma"]
-        entry = {"rows": len(frame), "columns": frame.shape[1],
+        columns = int(plans[False][1].get("bounded_columns", 1))
+        entry = {"rows": len(frame), "columns": frame.shape[1], "bounded_columns": columns,
                  "share": {str(k): v[2] for k, v in plans.items()},
                  "sigma": {str(k): v[1]["sigma"] for k, v in plans.items()},
                  "threshold": {str(k): v[1]["category_threshold"] for k, v in plans.items()},
@@ -136,21 +173,26 @@ def main() -> None:
             cells = frame[column].str.strip()
             numbers = pd.to_numeric(cells, errors="coerce")
             if numbers.notna().mean() > 0.5:
-                entry["bounds"][column] = bounds_study(numbers.dropna().to_numpy(float), sigma, old)
+                entry["bounds"][column] = bounds_study(numbers.dropna().to_numpy(float), sigma,
+                                                       old, columns, args.seeds)
             else:
                 entry["discovery"][column] = {
                     str(k): coverage(cells[cells != ""], v[1]["sigma"],
                                      v[1]["category_threshold"]) for k, v in plans.items()}
-        try:
-            run_job(load_job(plans[False][0]), source=RandomSource.seeded(1), evaluate=False)
-            entry["run"] = "released"
-        except Exception as error:  # noqa: BLE001 (a refusal is the figure measured)
-            entry["run"] = f"refused: {error}"
+        entry["run"] = "not run" if args.no_runs else safe_run(plans[False][0])
         report[name] = entry
         print(json.dumps({name: entry}, indent=1), flush=True)
-    out = ROOT / "benchmarks" / "results" / "domain-small-tables.json"
-    out.write_text(json.dumps(report, indent=1))
-    print(f"written {out}", file=sys.stderr)
+    args.out.write_text(json.dumps(report, indent=1))
+    print(f"written {args.out}", file=sys.stderr)
+
+
+def safe_run(path: Path) -> str:
+    """One seeded run of a safe draft's job: released, or the refusal."""
+    try:
+        run_job(load_job(path), source=RandomSource.seeded(1), evaluate=False)
+    except Exception as error:  # noqa: BLE001 (a refusal is the figure measured)
+        return f"refused: {error}"
+    return "released"
 
 
 if __name__ == "__main__":
