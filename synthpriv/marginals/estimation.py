@@ -16,15 +16,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
 
 import numpy as np
 
 from synthpriv.domain import Domain
 from synthpriv.errors import SynthprivError
+from synthpriv.marginals.clique_sums import MergePlan, merge_plan
 from synthpriv.marginals.factor import (
     Factor,
-    _alignment,
     contract,
     exp_sum,
     logsumexp,
@@ -431,7 +431,9 @@ class _Problem:
             theta = self.tree_potentials(potentials)
         beliefs = _calibrate_in_place(self.tree, list(theta), self.total, owned=False)
         marginals = [Factor(d, b) for d, b in zip(self._clique_domains, beliefs, strict=True)]
-        projections = _project_all(marginals, self.objective.cliques)
+        found = self._plan.project(beliefs, self.objective.cliques)
+        projections = [Factor(d, found[c]) for c, d in
+                       zip(self.objective.cliques, self._measured_domains, strict=True)]
         loss = 0.0
         gradients = []
         for mu, target, w in zip(
@@ -448,61 +450,27 @@ class _Problem:
     def tree_potentials(
         self, potentials: dict[Clique, Factor], out: list[np.ndarray] | None = None
     ) -> list[np.ndarray]:
-        """Log-potential of each tree clique (a new C-ordered array over the clique's domain, or
-        written into ``out``): the sum of the potentials it hosts (0 if none). Potentials inside
-        a larger hosted one are first added on that one's small table (``_groups``), so a tree
-        clique takes one broadcast pass per group, not one per potential (equal to the plain sum
-        to rounding); with ``out`` its first group is copied in, not added to zeros (same
-        values, a pass and fresh pages fewer)."""
+        """Log-potential of each tree clique (new C-ordered arrays over the cliques' domains, or
+        written into ``out``): the sum of the potentials it hosts (0 if none), added pairwise on
+        their unions' small tables and broadcast onto the tree clique once (``MergePlan``: equal
+        to the plain sum to rounding)."""
         if out is None:
-            theta = [np.zeros(d.shape) for d in self._clique_domains]
-            written = [True] * len(theta)
-        else:
-            theta, written = out, [False] * len(out)
-        for host, group, members in self._groups:
-            total = np.zeros(self.tree.domain.project(group).shape)
-            for clique in members:
-                if clique in potentials:  # a gradient has none for unmeasured cliques
-                    total += _placed(potentials[clique].values, self._placements[clique, group])
-            placed = _placed(total, self._placements[group, self.tree.cliques[host]])
-            if written[host]:
-                theta[host] += placed
-            else:
-                np.copyto(theta[host], placed)
-                written[host] = True
-        for table, done in zip(theta, written, strict=True):
-            if not done:
-                table.fill(0.0)
-        return theta
+            out = [np.empty(d.shape) for d in self._clique_domains]
+        tables = {c: p.values for c, p in potentials.items()}
+        return self._plan.sum_onto_tree(tables, out)
+
+    @cached_property
+    def _measured_domains(self) -> tuple[Domain, ...]:
+        return tuple(t.domain for t in self.objective.targets)
 
     @cached_property
     def _clique_domains(self) -> tuple[Domain, ...]:
         return tuple(self.tree.domain.project(c) for c in self.tree.cliques)
 
     @cached_property
-    def _groups(self) -> list[tuple[int, Clique, list[Clique]]]:
-        """(tree clique, group, members): each potential's clique joins the largest clique
-        hosted in the same tree clique that contains it (itself if none is larger)."""
-        domain = self.tree.domain
-        groups: dict[Clique, tuple[int, list[Clique]]] = {}
-        for clique, host in self.hosts.items():
-            inside = [c for c, h in self.hosts.items() if h == host and set(clique) <= set(c)]
-            group = max(inside, key=domain.size)
-            groups.setdefault(group, (host, []))[1].append(clique)
-        return [(host, group, members) for group, (host, members) in groups.items()]
-
-    @cached_property
-    def _placements(self) -> dict[tuple[Clique, Clique], tuple[tuple[int, ...] | None, tuple[int, ...]]]:
-        """Transposition and shape that broadcast a member over its group, a group over its
-        tree clique."""
-        domain = self.tree.domain
-        placements = {}
-        for host, group, members in self._groups:
-            for clique in members:
-                placements[clique, group] = _alignment(domain.project(clique), domain.project(group))
-            tree_clique = self.tree.cliques[host]
-            placements[group, tree_clique] = _alignment(domain.project(group), domain.project(tree_clique))
-        return placements
+    def _plan(self) -> MergePlan:
+        """How the potentials are summed onto the tree and its marginals projected back."""
+        return merge_plan(self.tree, tuple(self.hosts))
 
     def safe_step(self) -> float:
         """A step that provably passes the Armijo test (see ``_mirror_descent``)."""
@@ -525,61 +493,6 @@ class _Problem:
             moved += t
             theta.append(moved)
         return potentials, theta
-
-
-def _placed(values: np.ndarray, placement: tuple[tuple[int, ...] | None, tuple[int, ...]]) -> np.ndarray:
-    """``values`` transposed and reshaped by ``placement`` (from ``_alignment``): a view that
-    broadcasts against the larger table."""
-    axes, shape = placement
-    return (values if axes is None else values.transpose(axes)).reshape(shape)
-
-
-def _project_all(tables: Sequence[Factor], cliques: Sequence[Clique]) -> list[Factor]:
-    """Marginals over ``cliques`` (attributes in each table's order), each summed from the
-    smallest table that contains it, counting projections already made (largest first).
-
-    Which table each clique is summed from depends only on the domains, so the choice is made
-    once per (tree, objective) (``_projection_plan``) and every mirror-descent step only sums."""
-    plan = _projection_plan(tuple(t.domain for t in tables), tuple(cliques))
-    pool = [t.values for t in tables]
-    for source, axes, order in plan.steps:
-        values = sum_axes(pool[source], axes)
-        pool.append(values if order is None else values.transpose(order))
-    start = len(tables)
-    return [Factor(domain, pool[start + step])
-            for domain, step in zip(plan.domains, plan.positions, strict=True)]
-
-
-@dataclass(frozen=True)
-class _ProjectionPlan:
-    """``steps[k]`` = (pool index summed, its axes summed out, transposition or None): the k-th
-    projection made, appended to the pool; clique i's projection is step ``positions[i]``."""
-
-    steps: tuple[tuple[int, tuple[int, ...], tuple[int, ...] | None], ...]
-    positions: tuple[int, ...]
-    domains: tuple[Domain, ...]
-
-
-@lru_cache(maxsize=256)
-def _projection_plan(tables: tuple[Domain, ...], cliques: tuple[Clique, ...]) -> _ProjectionPlan:
-    pool = list(tables)
-    steps = []
-    made: dict[Clique, int] = {}
-    for clique in sorted(cliques, key=len, reverse=True):
-        wanted = set(clique)
-        source = min((i for i, d in enumerate(pool) if wanted <= set(d.attributes)),
-                     key=lambda i: pool[i].size())
-        domain = pool[source]
-        summed = tuple(a for a in domain.attributes if a not in wanted)
-        kept = tuple(a for a in domain.attributes if a in wanted)
-        axes = tuple(sorted(domain.axes(summed)))
-        order = None if kept == tuple(clique) else domain.project(kept).axes(clique)
-        made[clique] = len(steps)
-        steps.append((source, axes, order))
-        pool.append(domain.project(clique))
-    return _ProjectionPlan(
-        tuple(steps), tuple(made[c] for c in cliques), tuple(pool[len(tables) + made[c]]
-                                                              for c in cliques))
 
 
 def _extrapolate(
