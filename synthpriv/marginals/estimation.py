@@ -586,55 +586,83 @@ def _similar_triangles(
     varying step. Stops like ``_mirror_descent`` (``WINDOW``, ``tolerance``, ``stall_cells``).
     Returns ``x``'s tree marginals, ``u`` (the warm start of the next fit) and the step."""
     objective = problem.objective
-    targets = [t.values for t in objective.targets]
     z = problem.evaluate(potentials)
     if not objective.cliques:
         return z.marginals, z.potentials, 0.0
     floor = problem.safe_step()
     step = max(step or floor, floor)
     stall = tolerance * objective.stall_cells(resolution)
-    z_gradient = [g.values for g in z.gradients]
-    x_projections = [p.values for p in z.projections]
+    # the measured cliques' tables laid end to end: one array operation a step, not one a clique
+    flat = _Flat.of(objective)
+    target = flat.join(objective.targets)
+    weight = flat.join([Factor(t.domain, np.broadcast_to(w, t.values.shape))
+                        for t, w in zip(objective.targets, objective.weights, strict=True)])
+    u = flat.join([z.potentials[c] for c in objective.cliques])
+    z_gradient = flat.join(z.gradients)
+    z_projections = flat.join(z.projections)
+    x_projections = z_projections
     x_marginals = [m.values.copy() for m in z.marginals]
-    x_gradient = [g.copy() for g in z_gradient]
+    x_gradient = z_gradient.copy()
     losses = [z.loss]
     previous_t, previous_step = -1.0, step
     first_theta = z.theta  # the caller's start: never written to
-    spare = [np.empty_like(u) for u in z.theta]
+    spare = [np.empty_like(table) for table in z.theta]
     for _ in range(iterations):
         trial_step = step * GROW
         while True:
             t = 1.0 if previous_t < 0 else 2.0 / (
                 1.0 + np.sqrt(1.0 + 4.0 * previous_step / (previous_t ** 2 * trial_step)))
             k = trial_step / t  # u -= k * gradient at y, a mixture of x's and z's gradients
-            moved = dict(z.potentials)
-            for c, gx, gz in zip(objective.cliques, x_gradient, z_gradient, strict=True):
-                moved[c] = Factor(moved[c].domain, moved[c].values - k * ((1 - t) * gx + t * gz))
+            moved_u = u - k * ((1 - t) * x_gradient + t * z_gradient)
+            moved = {**z.potentials, **flat.split(moved_u)}
             # summed onto the tree in place: no fresh tree-sized arrays (page faults) a trial
             trial = problem.evaluate(moved, problem.tree_potentials(moved, out=spare))
-            change = [q.values - p.values for q, p in zip(trial.projections, z.projections,
-                                                          strict=True)]
-            quadratic = 0.5 * t * t * sum(float(np.sum(w * d * d))
-                                          for d, w in zip(change, objective.weights, strict=True))
-            norm = t * max(float(np.abs(d).sum()) for d in change)
+            trial_projections = flat.join(trial.projections)
+            change = trial_projections - z_projections
+            quadratic = 0.5 * t * t * float(np.sum(weight * change * change))
+            norm = t * float(np.add.reduceat(np.abs(change), flat.starts).max())
             if quadratic <= norm * norm / (2.0 * trial_step * problem.total) or trial_step <= floor:
                 break
             trial_step *= 0.5
-        spare = z.theta if z.theta is not first_theta else [np.empty_like(u) for u in z.theta]
-        z = trial
-        z_gradient = [g.values for g in z.gradients]
-        x_projections = [(1 - t) * x + t * p.values
-                         for x, p in zip(x_projections, z.projections, strict=True)]
-        x_loss = 0.5 * sum(float(np.sum(w * np.square(x - target))) for x, target, w
-                           in zip(x_projections, targets, objective.weights, strict=True))
+        spare = z.theta if z.theta is not first_theta else [np.empty_like(table) for table in z.theta]
+        z, u, z_projections = trial, moved_u, trial_projections
+        z_gradient = flat.join(z.gradients)
+        x_projections = (1 - t) * x_projections + t * z_projections
+        x_loss = 0.5 * float(np.sum(weight * np.square(x_projections - target)))
         previous_step, step = trial_step, trial_step
-        _mix([*x_marginals, *x_gradient], [*(m.values for m in z.marginals), *z_gradient], t)
+        _mix([*x_marginals, x_gradient], [*(m.values for m in z.marginals), z_gradient], t)
         previous_t = t
         losses.append(x_loss)
         if len(losses) > WINDOW and losses[-WINDOW - 1] - losses[-1] <= stall:
             break
     domains = [m.domain for m in z.marginals]
     return [Factor(d, m) for d, m in zip(domains, x_marginals, strict=True)], z.potentials, step
+
+
+@dataclass(frozen=True)
+class _Flat:
+    """The measured cliques' tables laid end to end in one flat array (``starts``: where each
+    begins), so the similar triangles' per-step arithmetic is one array operation, not one per
+    clique (Adult at ε = 10: ~60 cliques of a few hundred cells)."""
+
+    cliques: tuple[Clique, ...]
+    domains: tuple[Domain, ...]
+    starts: np.ndarray
+
+    @classmethod
+    def of(cls, objective: _Objective) -> _Flat:
+        sizes = [t.values.size for t in objective.targets]
+        starts = np.cumsum([0, *sizes[:-1]])
+        return cls(objective.cliques, tuple(t.domain for t in objective.targets), starts)
+
+    def join(self, tables: Sequence[Factor]) -> np.ndarray:
+        return np.concatenate([t.values.ravel() for t in tables])
+
+    def split(self, values: np.ndarray) -> dict[Clique, Factor]:
+        """Each clique's table of ``values``, a view shaped by its domain."""
+        ends = [*self.starts[1:], values.size]
+        return {c: Factor(d, values[a:b].reshape(d.shape)) for c, d, a, b
+                in zip(self.cliques, self.domains, self.starts, ends, strict=True)}
 
 
 def _mix(mixed: list[np.ndarray], new: list[np.ndarray], t: float) -> None:
