@@ -384,6 +384,20 @@ class _Objective:
     def cells(self) -> int:
         return sum(t.values.size for t in self.targets)
 
+    @cached_property
+    def layout(self) -> _Flat:
+        return _Flat.of(self)
+
+    @cached_property
+    def flat_targets(self) -> np.ndarray:
+        return self.layout.join([t.values for t in self.targets])
+
+    @cached_property
+    def flat_weights(self) -> np.ndarray:
+        """Each cell's weight ``1/sigma^2`` (a clique's scalar repeated over its cells)."""
+        return self.layout.join([np.broadcast_to(w, t.values.shape)
+                                 for t, w in zip(self.targets, self.weights, strict=True)])
+
     def stall_cells(self, resolution: float) -> float:
         """The measured cells, each counted as ``max(1, w·resolution²)``: the early stop's scale
         in noise-variance units, coarsened to ``resolution`` records where a cell's noise σ is
@@ -407,10 +421,21 @@ class _Point:
     potentials: dict[Clique, Factor]
     marginals: list[Factor]
     loss: float
-    gradients: list[Factor]
-    projections: list[Factor]
+    flat_gradient: np.ndarray  # the measured cliques' tables end to end (``_Flat``)
+    flat_projections: np.ndarray
     theta: list[np.ndarray]
+    layout: _Flat
     tree_gradient: list[np.ndarray] | None = None
+
+    @cached_property
+    def gradients(self) -> list[Factor]:
+        """The loss's gradient with respect to each measured marginal (views of the flat one)."""
+        return list(self.layout.split(self.flat_gradient).values())
+
+    @cached_property
+    def projections(self) -> list[Factor]:
+        """The model's marginal on each measured clique (views of the flat ones)."""
+        return list(self.layout.split(self.flat_projections).values())
 
 
 @dataclass(frozen=True)
@@ -431,21 +456,13 @@ class _Problem:
             theta = self.tree_potentials(potentials)
         beliefs = _calibrate_in_place(self.tree, list(theta), self.total, owned=False)
         marginals = [Factor(d, b) for d, b in zip(self._clique_domains, beliefs, strict=True)]
-        found = self._plan.project(beliefs, self.objective.cliques)
-        projections = [Factor(d, found[c]) for c, d in
-                       zip(self.objective.cliques, self._measured_domains, strict=True)]
-        loss = 0.0
-        gradients = []
-        for mu, target, w in zip(
-            projections, self.objective.targets, self.objective.weights, strict=True
-        ):
-            residual = mu.values - target.values
-            if np.ndim(w):  # per-cell weights (a coarsened 1-way measurement)
-                loss += 0.5 * float(np.sum(w * residual * residual))
-            else:
-                loss += 0.5 * w * float(np.vdot(residual, residual))
-            gradients.append(Factor(mu.domain, w * residual))
-        return _Point(potentials, marginals, loss, gradients, projections, theta)
+        objective = self.objective
+        found = self._plan.project(beliefs, objective.cliques)
+        projections = objective.layout.join([found[c] for c in objective.cliques])
+        residual = projections - objective.flat_targets
+        gradient = objective.flat_weights * residual
+        loss = 0.5 * float(np.vdot(residual, gradient))
+        return _Point(potentials, marginals, loss, gradient, projections, theta, objective.layout)
 
     def tree_potentials(
         self, potentials: dict[Clique, Factor], out: list[np.ndarray] | None = None
@@ -458,10 +475,6 @@ class _Problem:
             out = [np.empty(d.shape) for d in self._clique_domains]
         tables = {c: p.values for c, p in potentials.items()}
         return self._plan.sum_onto_tree(tables, out)
-
-    @cached_property
-    def _measured_domains(self) -> tuple[Domain, ...]:
-        return tuple(t.domain for t in self.objective.targets)
 
     @cached_property
     def _clique_domains(self) -> tuple[Domain, ...]:
@@ -514,10 +527,7 @@ def _extrapolate(
 
 def _predicted_decrease(start: _Point, end: _Point) -> float:
     """``<grad(start), mu(start) - mu(end)>``: the decrease a linear model of the loss predicts."""
-    return sum(
-        float(np.vdot(g.values, mu.values - nu.values))
-        for g, mu, nu in zip(start.gradients, start.projections, end.projections, strict=True)
-    )
+    return float(np.vdot(start.flat_gradient, start.flat_projections - end.flat_projections))
 
 
 def _mirror_descent(
@@ -593,13 +603,9 @@ def _similar_triangles(
     step = max(step or floor, floor)
     stall = tolerance * objective.stall_cells(resolution)
     # the measured cliques' tables laid end to end: one array operation a step, not one a clique
-    flat = _Flat.of(objective)
-    target = flat.join(objective.targets)
-    weight = flat.join([Factor(t.domain, np.broadcast_to(w, t.values.shape))
-                        for t, w in zip(objective.targets, objective.weights, strict=True)])
-    u = flat.join([z.potentials[c] for c in objective.cliques])
-    z_gradient = flat.join(z.gradients)
-    z_projections = flat.join(z.projections)
+    flat, target, weight = objective.layout, objective.flat_targets, objective.flat_weights
+    u = flat.join([z.potentials[c].values for c in objective.cliques])
+    z_gradient, z_projections = z.flat_gradient, z.flat_projections
     x_projections = z_projections
     x_marginals = [m.values.copy() for m in z.marginals]
     x_gradient = z_gradient.copy()
@@ -617,7 +623,7 @@ def _similar_triangles(
             moved = {**z.potentials, **flat.split(moved_u)}
             # summed onto the tree in place: no fresh tree-sized arrays (page faults) a trial
             trial = problem.evaluate(moved, problem.tree_potentials(moved, out=spare))
-            trial_projections = flat.join(trial.projections)
+            trial_projections = trial.flat_projections
             change = trial_projections - z_projections
             quadratic = 0.5 * t * t * float(np.sum(weight * change * change))
             norm = t * float(np.add.reduceat(np.abs(change), flat.starts).max())
@@ -626,7 +632,7 @@ def _similar_triangles(
             trial_step *= 0.5
         spare = z.theta if z.theta is not first_theta else [np.empty_like(table) for table in z.theta]
         z, u, z_projections = trial, moved_u, trial_projections
-        z_gradient = flat.join(z.gradients)
+        z_gradient = z.flat_gradient
         x_projections = (1 - t) * x_projections + t * z_projections
         x_loss = 0.5 * float(np.sum(weight * np.square(x_projections - target)))
         previous_step, step = trial_step, trial_step
@@ -655,8 +661,11 @@ class _Flat:
         starts = np.cumsum([0, *sizes[:-1]])
         return cls(objective.cliques, tuple(t.domain for t in objective.targets), starts)
 
-    def join(self, tables: Sequence[Factor]) -> np.ndarray:
-        return np.concatenate([t.values.ravel() for t in tables])
+    def join(self, tables: Sequence[np.ndarray]) -> np.ndarray:
+        """The tables (in the cliques' order) raveled end to end into a new array."""
+        if not tables:
+            return np.zeros(0)
+        return np.concatenate([np.ravel(t) for t in tables])
 
     def split(self, values: np.ndarray) -> dict[Clique, Factor]:
         """Each clique's table of ``values``, a view shaped by its domain."""

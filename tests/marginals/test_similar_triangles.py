@@ -162,7 +162,7 @@ def test_the_flat_layout_joins_and_splits_each_measured_table_back() -> None:
                     for c in [("a",), ("b", "c"), ("a", "c")]]
     objective = estimation._Objective.build(domain, measurements)
     flat = estimation._Flat.of(objective)
-    joined = flat.join(objective.targets)
+    joined = flat.join([t.values for t in objective.targets])
     assert joined.size == 2 + 12 + 8
     split = flat.split(joined)
     assert list(split) == list(objective.cliques)
