@@ -15,7 +15,7 @@ planned once per (tree, cliques) from public domains; it reads no data.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -30,15 +30,18 @@ _Placement = tuple[tuple[int, ...] | None, tuple[int, ...]]
 class _Node:
     """A table of the plan: a leaf (``clique`` set, no children) or the union of two nodes
     (attributes in domain order). ``placement`` broadcasts it over its parent (or the tree
-    clique, for a root); ``summed``/``order`` make it from its parent's table (axes summed out,
-    then a transposition or None)."""
+    clique, for a root)."""
 
     domain: Domain
     clique: Clique | None
     children: tuple[int, ...]
     placement: _Placement
-    summed: tuple[int, ...]
-    order: tuple[int, ...] | None
+
+
+# (source: -1 = the tree clique's marginal, else an earlier step; axes summed out of it; then a
+# transposition or None; the wanted clique this step makes, or None for a shared sub-table)
+_Step = tuple[int, tuple[int, ...], tuple[int, ...] | None, Clique | None]
+SMALL = 4096  # cells: a shared sub-table is made only if it saves more than this many reads
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,9 @@ class MergePlan:
 
     nodes: tuple[tuple[_Node, ...], ...]
     root_is_clique: tuple[bool, ...]
+    tops: tuple[Domain, ...]
+    _schedules: dict[frozenset[Clique], list[list[_Step]]] = field(
+        default_factory=dict, compare=False, repr=False)  # per wanted set: the sums to make
 
     def sum_onto_tree(
         self, tables: Mapping[Clique, np.ndarray], out: list[np.ndarray]
@@ -79,31 +85,58 @@ class MergePlan:
         self, marginals: Sequence[np.ndarray], wanted: Sequence[Clique]
     ) -> dict[Clique, np.ndarray]:
         """Each clique of ``wanted``'s marginal (axes in its own order): summed down the plan
-        from its tree clique's marginal, each sub-table from its parent's."""
-        wanted_set = set(wanted)
+        from its tree clique's marginal, through the shared sub-tables that pay for themselves
+        (``_schedule``)."""
+        wanted_set = frozenset(wanted)
+        if wanted_set not in self._schedules:
+            self._schedules[wanted_set] = [_schedule(nodes, top, wanted_set)
+                                           for nodes, top in zip(self.nodes, self.tops, strict=True)]
         found: dict[Clique, np.ndarray] = {}
-        for nodes, to_clique, marginal in zip(self.nodes, self.root_is_clique, marginals,
-                                              strict=True):
-            if not nodes:
-                continue
-            needed = _needed(nodes, wanted_set)
-            if not needed[-1]:
-                continue
-            values: list[np.ndarray | None] = [None] * len(nodes)
-            values[-1] = marginal if to_clique else _summed(marginal, nodes[-1])
-            for k in range(len(nodes) - 1, -1, -1):
-                node = nodes[k]
-                if node.clique is not None:
-                    if node.clique in wanted_set:
-                        found[node.clique] = values[k]  # type: ignore[assignment]
-                    continue
-                for c in node.children:
-                    if needed[c]:
-                        values[c] = _summed(values[k], nodes[c])  # type: ignore[arg-type]
+        for marginal, steps in zip(marginals, self._schedules[wanted_set], strict=True):
+            made: list[np.ndarray] = []
+            for source, summed, order, clique in steps:
+                values = sum_axes(marginal if source < 0 else made[source], summed)
+                made.append(values if order is None else values.transpose(order))
+                if clique is not None:
+                    found[clique] = made[-1]
         return found
 
 
-def _needed(nodes: Sequence[_Node], wanted: set[Clique]) -> list[bool]:
+def _schedule(nodes: Sequence[_Node], top: Domain, wanted: frozenset[Clique]) -> list[_Step]:
+    """The sums that make one tree clique's wanted cliques, top-down along its merge tree: each
+    from the nearest sub-table made above it. A shared sub-table ``N`` summed from a source
+    ``S`` is made only when ``|S| >= 2|N| + SMALL`` (its two children then read less than
+    they would from ``S``, by more than the cost of one more numpy call)."""
+    needed = _needed(nodes, wanted)
+    steps: list[_Step] = []
+
+    def visit(k: int, source: int, above: Domain) -> None:
+        node = nodes[k]
+        if not needed[k]:
+            return
+        if node.clique is None and above.size() < 2 * node.domain.size() + SMALL:
+            for child in node.children:
+                visit(child, source, above)
+            return
+        steps.append((source, *_from(above, node.domain), node.clique))
+        made = len(steps) - 1  # before the children add theirs
+        for child in node.children:
+            visit(child, made, node.domain)
+
+    if nodes:
+        visit(len(nodes) - 1, -1, top)
+    return steps
+
+
+def _from(above: Domain, below: Domain) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
+    """The axes of ``above`` summed out to get ``below``, then the transposition to
+    ``below``'s attribute order (None if already)."""
+    kept = tuple(a for a in above.attributes if a in below)
+    summed = tuple(sorted(above.axes(tuple(a for a in above.attributes if a not in below))))
+    return summed, None if kept == below.attributes else above.project(kept).axes(below.attributes)
+
+
+def _needed(nodes: Sequence[_Node], wanted: frozenset[Clique]) -> list[bool]:
     """Whether each node has a wanted leaf below it (children come before parents)."""
     needed: list[bool] = []
     for node in nodes:
@@ -117,11 +150,6 @@ def _placed(values: np.ndarray, placement: _Placement) -> np.ndarray:
     return (values if axes is None else values.transpose(axes)).reshape(shape)
 
 
-def _summed(values: np.ndarray, node: _Node) -> np.ndarray:
-    out = sum_axes(values, node.summed)
-    return out if node.order is None else out.transpose(node.order)
-
-
 def merge_plan(tree: JunctionTree, cliques: tuple[Clique, ...]) -> MergePlan:
     """The plan for ``cliques`` (each inside some tree clique: it goes to ``tree.host``)."""
     domain = tree.domain
@@ -132,7 +160,8 @@ def merge_plan(tree: JunctionTree, cliques: tuple[Clique, ...]) -> MergePlan:
             raise ValueError(f"{clique} is inside no clique of the junction tree")
         hosted[host].append(clique)
     plans = [_host_plan(domain, tree.cliques[h], members) for h, members in enumerate(hosted)]
-    return MergePlan(tuple(p for p, _ in plans), tuple(r for _, r in plans))
+    return MergePlan(tuple(p for p, _ in plans), tuple(r for _, r in plans),
+                     tuple(domain.project(c) for c in tree.cliques))
 
 
 def _host_plan(domain: Domain, host: Clique, members: list[Clique]) -> tuple[tuple[_Node, ...], bool]:
@@ -157,9 +186,6 @@ def _host_plan(domain: Domain, host: Clique, members: list[Clique]) -> tuple[tup
     nodes = []
     for k, d in enumerate(domains):
         above = domains[parent[k]] if k in parent else top
-        kept = tuple(a for a in above.attributes if a in d)
-        nodes.append(_Node(
-            d, members[k] if k < len(members) else None, children[k], _alignment(d, above),
-            tuple(sorted(above.axes(tuple(a for a in above.attributes if a not in d)))),
-            None if kept == d.attributes else above.project(kept).axes(d.attributes)))
+        nodes.append(_Node(d, members[k] if k < len(members) else None, children[k],
+                           _alignment(d, above)))
     return tuple(nodes), domains[-1].attributes == top.attributes

@@ -70,3 +70,16 @@ def test_cliques_sharing_a_sub_table_meet_there_before_the_tree_clique() -> None
     unions = [node.domain.attributes for node in plan.nodes[0] if node.clique is None]
     assert unions == [("a", "b", "c"), ("a", "b", "c"), ("a", "b", "c", "d")]
     assert plan.root_is_clique == (True,)
+    rng = np.random.default_rng(5)
+    marginal = rng.random(domain.shape)
+    wanted = [("b", "c"), ("a", "b"), ("a", "c")]  # not the 4-way one: it is the tree clique
+    found = plan.project([marginal], wanted)
+    for c in wanted:
+        expected = Factor(domain, marginal).project(c).values
+        np.testing.assert_allclose(found[c], expected, rtol=1e-12, atol=1e-12)
+    steps = plan._schedules[frozenset(wanted)][0]
+    sources = [(source, len(summed), clique) for source, summed, _, clique in steps]
+    # the 3-way sub-table once from the 4-way marginal (a pass of 10,000 cells), then each
+    # 2-way one from it (1,000 cells each), not three passes over the 10,000
+    assert sources[0] == (-1, 1, None)
+    assert sorted(sources[1:], key=str) == sorted([(0, 1, c) for c in wanted], key=str)
