@@ -151,3 +151,24 @@ def test_tree_potentials_written_into_buffers_equal_fresh_ones(round_problem) ->
         for a, b in zip(fresh, written, strict=True):
             np.testing.assert_array_equal(a, b)
     assert len(tree.cliques) > 1 and not fresh[1 - tree.host(("a",))].any()
+
+
+def test_the_flat_layout_joins_and_splits_each_measured_table_back() -> None:
+    """The triangles' arithmetic runs on the measured tables laid end to end: splitting the
+    joined array must give each clique its own table (shape, order, values) as a view."""
+    domain = Domain(("a", "b", "c"), (2, 3, 4))
+    rng = np.random.default_rng(3)
+    measurements = [Measurement(c, rng.normal(10.0, 1.0, domain.project(c).shape), 1.0)
+                    for c in [("a",), ("b", "c"), ("a", "c")]]
+    objective = estimation._Objective.build(domain, measurements)
+    flat = estimation._Flat.of(objective)
+    joined = flat.join([t.values for t in objective.targets])
+    assert joined.size == 2 + 12 + 8
+    split = flat.split(joined)
+    assert list(split) == list(objective.cliques)
+    for clique, target in zip(objective.cliques, objective.targets, strict=True):
+        assert split[clique].domain == target.domain
+        np.testing.assert_array_equal(split[clique].values, target.values)
+        assert np.shares_memory(split[clique].values, joined)
+    per_clique = max(float(np.abs(t.values).sum()) for t in objective.targets)
+    assert np.add.reduceat(np.abs(joined), flat.starts).max() == pytest.approx(per_clique)
