@@ -26,20 +26,13 @@ The read-out (``read_bounds``), a DP quantile on the noisy histogram's CDF:
    of them, each column FALSE_OCCUPANCY / m; m is public, the schema's columns that may get DP
    bounds). Per column, a job of 86 such columns (ISLP Caravan) got a false far bucket, an upper
    bound of 2^60, in about 8.6 % of its runs. Each kept run is cut to its outermost buckets of
-   noisy count ≥ EXTEND_NOISE·σ (2.5σ); then, outward from the outermost of them, the *tail
-   rule*, step by step: the next bucket when it is ≥ 2.5σ, or the next run of 2, 4 or 8
-   buckets (TAIL_WINDOWS) whose noisy sum is ≥ z·σ·√w, z ≈ 2.87 (``tail_noise``), the passing
-   one with the largest sum/(σ√w); then on from the new edge. A
-   tail is contiguous with the bulk: testing the few buckets next to it needs no union bound
+   noisy count ≥ EXTEND_NOISE·σ (2.5σ); then, outward from the outermost of them, each next bucket ≥
+   2.5σ. A
+   tail is contiguous with the bulk: testing the one bucket next to it needs no union bound
    over the ~130 others, so a thin tail of 2.5σ rather than 4.6σ is kept, and an empty neighbour
    passes with probability Φ(−2.5) ≈ 0.6 % (at worst doubling the range: a year column's
-   1,024 integers become 3,072 in about one run in 80). The runs catch a tail thinner than 2.5σ
-   per octave spread over several (College's F.Undergrad on 622 rows, 107, 72, 61 and 19 rows
-   past [512, 2047] at σ = 43.8: 42 % of the rows were clipped onto 2047); their z gives each
-   of the three widths Φ(−2.5)/3, so a step passes pure noise with probability ≤ 2·Φ(−2.5)
-   ≈ 1.2 % a side (union bound), a false run widening the range by up to 2^8 (benchmarks/README.md
-   "tailruns"). The core's runs find a column
-   spread thinly over several octaves, which no single bucket shows on a small table. The tail
+   1,024 integers become 3,072 in about one run in 80). The runs find a column
+   spread thinly over several octaves, which no single bucket shows on a small table. The 2.5σ
    rule never extends from the zero bucket down to negative values: non-negative columns
    (counts, amounts with many zeros) are common, and a column 97.5 % zero would otherwise get
    −1 as its lower bound one run in 160; a negative run above the threshold is kept as ever;
@@ -48,9 +41,8 @@ The read-out (``read_bounds``), a DP quantile on the noisy histogram's CDF:
    kept mass is clipped on each side by choice;
 3. *guard*: a side whose edge was set by the noise rather than by the quantile (nothing was
    trimmed there) is widened when the column spreads over more than one octave (the thresholds
-   show two buckets or more, or the support the single-bucket tail rule finds spans three: one
-   false 2.5σ pass or tail run next to a year column's one bucket must not count) and the tail
-   the noise
+   show two buckets or more, or the support spans three: one false 2.5σ pass next to a year
+   column's one bucket must not count) and the tail the noise
    may hide there (up to EXTEND_NOISE·σ rows a bucket) exceeds CLIP_SHARE of the noisy total —
    on small tables, not on large ones: by one bucket away from zero (an upper bound doubles),
    and towards zero down to 0 itself, never across it (a positive column's lower bound becomes
@@ -91,25 +83,6 @@ FALSE_OCCUPANCY = 1e-3
 # probability Φ(−2.5) ≈ 0.6 % per side (2σ, 2.3 %, doubled a year column's range in 4 % of draws
 # at Wage's σ: chosen from that arithmetic, not from any table's figures).
 EXTEND_NOISE = 2.5
-# Runs of adjacent buckets the tail rule tests past the support's edge when the next bucket alone
-# is below EXTEND_NOISE·σ: a tail thinner than 2.5σ per octave yet spread over several (College's
-# F.Undergrad on 622 rows: 107, 72, 61, 19 rows at σ = 43.8 past [512, 2047], 42 % of the rows
-# clipped onto 2047 without them). Up to 8 octaves, as WINDOWS.
-TAIL_WINDOWS = (2, 4, 8)
-
-
-@functools.lru_cache(maxsize=1)
-def tail_noise() -> float:
-    """z of the tail runs: a run of w empty buckets passes z·σ·√w with probability
-    Φ(−EXTEND_NOISE) / len(TAIL_WINDOWS), so at one step all the runs together pass pure noise
-    at most as often as the single bucket does (≈ 0.6 %; union bound), and a step, single bucket
-    or run, passes an empty region with probability ≤ 2·Φ(−2.5) ≈ 1.2 % per side: z ≈ 2.87.
-    Arithmetic, not tuned on any table."""
-    from scipy.stats import norm  # here: scipy.stats costs a plan ~0.3 s of imports (issue 26)
-
-    return float(norm.isf(norm.sf(EXTEND_NOISE) / len(TAIL_WINDOWS)))
-
-
 # Share of the noisy kept mass each bound may clip by choice, on each side: below 1/(2·32), so
 # a clipped tail holds less than half of one of the adaptive domain's 32 bins and cannot become
 # a bin, a "point mass", of its own (synthpriv/marginals/compress.py; arithmetic, not tuned).
@@ -270,7 +243,7 @@ class BoundsReading:
 
 
 def core(noisy: np.ndarray, sigma: float, columns: int = 1) -> np.ndarray:
-    """The buckets the occupancy thresholds show (module docstring, step 1, before the tail
+    """The buckets the occupancy thresholds show (module docstring, step 1, before the 2.5σ tail
     rule): the single buckets that pass theirs or, when none does, the runs of the narrowest
     width in WINDOWS of which some pass theirs, each cut to its outermost buckets of noisy count
     ≥ EXTEND_NOISE·σ. All False when no run passes. ``columns``: the job's DP-bounded columns
@@ -290,49 +263,26 @@ def core(noisy: np.ndarray, sigma: float, columns: int = 1) -> np.ndarray:
     return kept
 
 
-def tail_step(noisy: np.ndarray, sigma: float, edge: int, step: int, room: int,
-              windows: tuple[int, ...] = TAIL_WINDOWS) -> int:
-    """How many buckets the tail rule adds past ``edge`` going ``step`` (+1 up, −1 down), at most
-    ``room``: of the next bucket (passing at EXTEND_NOISE·σ) and the runs of ``windows`` (whose
-    noisy sum passes at tail_noise()·σ·√w), the one that passes with the largest sum / (σ√w),
-    the strongest evidence (a run padded with empty buckets scores less than the run without
-    them; a tail decaying over octaves scores more as one run than bucket by bucket); 0 when none
-    passes. Pure noise passes with probability ≤ 2·Φ(−2.5) a step (``tail_noise``)."""
-    best, added = 0.0, 0
-    for width in (1, *windows):
-        if width > room:
-            break
-        score = noisy[edge + step:edge + step * (width + 1):step].sum() / (sigma * math.sqrt(width))
-        if score >= (EXTEND_NOISE if width == 1 else tail_noise()) and score > best:
-            best, added = score, width
-    return added
-
-
-def support(noisy: np.ndarray, sigma: float, buckets: Buckets | YearBuckets | None = None,
-            columns: int = 1, windows: tuple[int, ...] = TAIL_WINDOWS) -> np.ndarray:
+def support(noisy: np.ndarray, sigma: float,
+            buckets: Buckets | YearBuckets | None = None, columns: int = 1) -> np.ndarray:
     """Which buckets hold data as the noise lets us see it: the ``core``, then, outward from its
-    outermost buckets, each next bucket ≥ EXTEND_NOISE·σ or run of TAIL_WINDOWS buckets whose
-    noisy sum passes ``tail_step``'s threshold (never from the zero bucket down to negatives;
-    ``buckets`` says which it is, the middle one by default). All False when the core is
-    empty. ``columns``: the job's DP-bounded columns (``occupancy_threshold``); ``windows``: the
-    tail runs' widths (none: the single-bucket rule alone)."""
+    outermost buckets, each next bucket ≥ EXTEND_NOISE·σ (never from the zero bucket down to
+    negatives; ``buckets`` says which it is, the middle one by default). All False when the
+    core is empty. ``columns``: the job's DP-bounded columns (``occupancy_threshold``)."""
     noisy = np.asarray(noisy, dtype=float)
     kept = core(noisy, sigma, columns)
     if not kept.any():
         return kept
+    evident = noisy >= EXTEND_NOISE * sigma
     first, last = int(np.argmax(kept)), int(noisy.size - 1 - np.argmax(kept[::-1]))
-    # the zero bucket: the tail rule never extends from it to negatives (years have none), and
-    # a run going down from positive buckets stops at it
+    # the zero bucket: the tail rule never extends from it to negatives (years have none)
     middle = noisy.size // 2 if buckets is None else buckets.zero
-    while True:
-        room = first - middle if middle is not None and first > middle else first
-        if first == middle or not (added := tail_step(noisy, sigma, first, -1, room, windows)):
-            break
-        kept[first - added:first] = True
-        first -= added
-    while added := tail_step(noisy, sigma, last, +1, noisy.size - 1 - last, windows):
-        kept[last + 1:last + 1 + added] = True
-        last += added
+    while first > 0 and first != middle and evident[first - 1]:
+        first -= 1
+        kept[first] = True
+    while last < noisy.size - 1 and evident[last + 1]:
+        last += 1
+        kept[last] = True
     return kept
 
 
@@ -352,13 +302,10 @@ def read_bounds(noisy: np.ndarray, sigma: float, buckets: Buckets | YearBuckets,
     last = int(len(kept) - 1 - np.argmax(above[::-1] > CLIP_SHARE * total))
     trimmed = (first > occupied[0], last < occupied[-1])
     middle = buckets.zero
-    # more than one octave: the thresholds show two buckets or more, or the support the
-    # single-bucket tail rule finds spans three (one false tail pass next to a one-octave
-    # column — a year — must not count as spread, nor a false tail run: with it a year column
-    # got [0, 65535] in 1.5 % of draws)
+    # more than one octave: the thresholds show two buckets or more, or the support spans three
+    # (one false tail pass next to a one-octave column — a year — must not count as spread)
     shown = np.flatnonzero(core(noisy, sigma, columns))
-    near = np.flatnonzero(support(noisy, sigma, buckets, columns, windows=()))
-    spread = shown[-1] > shown[0] or near[-1] - near[0] >= 2
+    spread = shown[-1] > shown[0] or occupied[-1] - occupied[0] >= 2
     hidden = EXTEND_NOISE * sigma > CLIP_SHARE * total  # a tail the noise hides may be too large
     # a few codes: away from zero, clipping lands on a value the column holds (CODE_VALUES)
     codes = isinstance(buckets, Buckets) and buckets.kind == "integer" and (
