@@ -16,13 +16,14 @@ from __future__ import annotations
 import argparse
 import json
 import pickle
-import tempfile
+import sys
 import time
 from pathlib import Path
 
-import yaml
-
 from synthpriv.marginals import aim, estimation
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from estimator_vs_mbi import seeded_run  # noqa: E402  (the seeded CLI run both benchmarks use)
 
 
 def capture(config: Path, epsilon: float, seed: int, file: Path) -> None:
@@ -37,16 +38,7 @@ def capture(config: Path, epsilon: float, seed: int, file: Path) -> None:
         return fit(domain, measurements, **settings)
 
     aim.estimate = keeping
-    document = yaml.safe_load(config.read_text())
-    for key in ("path", "schema", "holdout"):
-        if key in document.get("data", {}):
-            document["data"][key] = str((config.parent / document["data"][key]).resolve())
-    document["seed"] = seed
-    folder = Path(tempfile.mkdtemp())
-    seeded = folder / "job.yaml"
-    seeded.write_text(yaml.safe_dump(document, sort_keys=False))
-    cli_main(["run", str(seeded), "--epsilon", str(epsilon), "--no-evaluation", "--quiet",
-              "--out", str(folder / "release"), "--force"])
+    seeded_run(cli_main, config, epsilon, seed)
     file.write_bytes(pickle.dumps(calls))
     print(f"{len(calls)} estimate calls kept in {file}")
 

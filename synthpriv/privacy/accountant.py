@@ -29,7 +29,7 @@ import functools
 import math
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from synthpriv.privacy.conversions import (
@@ -350,9 +350,8 @@ def _multiplicity(event: PrivacyEvent) -> int:
 
 def _one(event: PrivacyEvent) -> PrivacyEvent:
     """The event without its label and with multiplicity 1 (the key ``unrun_events`` counts by)."""
-    fields = {k: v for k, v in asdict(event).items() if k not in ("label", "kind")}
-    fields.update({k: 1 for k in ("count", "steps") if k in fields})
-    return type(event)(**fields)
+    unlabelled = _unlabelled(event)
+    return replace(unlabelled, **{k: 1 for k in ("count", "steps") if hasattr(unlabelled, k)})
 
 
 def unrun_events(planned: Iterable[PrivacyEvent], ran: Iterable[PrivacyEvent],
