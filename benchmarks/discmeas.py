@@ -32,6 +32,9 @@ from synthpriv.config import load_job  # noqa: E402
 from synthpriv.evaluation.utility import evaluate_utility  # noqa: E402
 from synthpriv.privacy.randomness import RandomSource  # noqa: E402
 from synthpriv.runner import run_job  # noqa: E402
+from synthpriv.schema import CategoricalColumn  # noqa: E402
+
+KEYS = ("tvd_1", "tvd_2", "tvd_3", "tvd_1_categorical", "tvd_1_discovered")
 
 
 def main() -> None:
@@ -48,7 +51,7 @@ def main() -> None:
     config = job_config(safe, args.recipe, 1.0, len(real))
     config_path = work / "job.yaml"
     config_path.write_text(yaml.safe_dump(config))
-    numeric = [name for name in scoring.numeric_names]
+    numeric = list(scoring.numeric_names)
     categorical = [c.name for c in scoring.modelled if c.name not in numeric]
     runs = []
     for seed in range(args.seeds):
@@ -59,17 +62,24 @@ def main() -> None:
         synthetic = read_scored(csv, scoring)
         marginals = evaluate_utility(real, synthetic, numeric_columns=numeric,
                                      quality_report=False)["marginals"]
-        one_way = {name: column_tvd(real[name], synthetic[name], False) for name in categorical}
+        decided = [c.name for c in result.job.schema.modelled
+                   if isinstance(c, CategoricalColumn) and c.categories is not None]
+        one_way = {name: column_tvd(real[name], synthetic[name], name in numeric)
+                   for name in categorical + [n for n in decided if n not in categorical]}
+        discovered = [one_way[name] for name in decided]
         runs.append({"seed": 100 + seed, "tvd_1": marginals["1-way"]["mean"],
                      "tvd_2": marginals["2-way"]["mean"], "tvd_3": marginals["3-way"]["mean"],
-                     "tvd_1_categorical": float(np.mean(list(one_way.values()))),
+                     "tvd_1_categorical": float(np.mean([one_way[n] for n in categorical]))
+                     if categorical else None,
+                     "tvd_1_discovered": float(np.mean(discovered)) if discovered else None,
+                     "discovered": decided,
                      "columns": one_way,
                      "epsilon": result.ledger.epsilon(config["budget"]["delta"])})
         print(f"{args.label} {args.table} {args.recipe} seed {100 + seed}: "
-              + ", ".join(f"{k} {runs[-1][k]:.4f}" for k in
-                          ("tvd_1", "tvd_2", "tvd_3", "tvd_1_categorical")), flush=True)
+              + ", ".join(f"{k} {runs[-1][k]:.4f}" for k in KEYS if runs[-1][k] is not None),
+              flush=True)
     summary = {k: (float(np.mean([r[k] for r in runs])), float(np.std([r[k] for r in runs])))
-               for k in ("tvd_1", "tvd_2", "tvd_3", "tvd_1_categorical")}
+               for k in KEYS if runs[0][k] is not None}
     record = {"label": args.label, "table": args.table, "recipe": args.recipe,
               "seeds": args.seeds, "summary": summary, "runs": runs}
     args.out.parent.mkdir(parents=True, exist_ok=True)
