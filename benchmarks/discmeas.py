@@ -10,6 +10,9 @@ runs; the seeds are the same), then compare the JSON lines:
     PYTHONPATH=/path/to/tree .venv/bin/python benchmarks/discmeas.py --table wage \\
         --recipe mst --seeds 3 --label after
 
+``--compare BEFORE.jsonl AFTER.jsonl`` prints, per table and recipe, each figure's mean before
+and after and the mean ± sd of the paired (same seed) differences.
+
 Development-suite tables only (none is held out).
 """
 
@@ -37,8 +40,30 @@ from synthpriv.schema import CategoricalColumn  # noqa: E402
 KEYS = ("tvd_1", "tvd_2", "tvd_3", "tvd_1_categorical", "tvd_1_discovered")
 
 
+def compare(before: Path, after: Path) -> None:
+    """Paired differences (after − before, same seeds) of each figure, per table and recipe."""
+    def read(path: Path) -> dict:
+        records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        return {(r["table"], r["recipe"]): {run["seed"]: run for run in r["runs"]}
+                for r in records}
+
+    first, second = read(before), read(after)
+    for key in sorted(set(first) & set(second)):
+        seeds = sorted(set(first[key]) & set(second[key]))
+        cells = []
+        for figure in KEYS:
+            pairs = [(first[key][s][figure], second[key][s][figure]) for s in seeds
+                     if first[key][s].get(figure) is not None]
+            if pairs:
+                a, b = np.array(pairs).T
+                cells.append(f"{figure} {a.mean():.4f} → {b.mean():.4f} "
+                             f"(Δ {np.mean(b - a):+.4f} ± {np.std(b - a):.4f})")
+        print(f"{key[0]} {key[1]} ({len(seeds)} seeds): " + "; ".join(cells))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--compare", nargs=2, type=Path, metavar=("BEFORE", "AFTER"))
     parser.add_argument("--table", default="wage", help=", ".join(TABLES))
     parser.add_argument("--recipe", default="mst")
     parser.add_argument("--seeds", type=int, default=3)
@@ -46,6 +71,9 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=ROOT / "benchmarks/.cache")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks/results/discmeas.jsonl")
     args = parser.parse_args()
+    if args.compare:
+        compare(*args.compare)
+        return
     work, draft, safe, scoring = both_drafts(args.table, args.cache, "discmeas-")
     real = read_scored(draft.train, scoring)
     config = job_config(safe, args.recipe, 1.0, len(real))

@@ -332,7 +332,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "found[name] = self._categories(schema.column(name), kept, column_sigma)",
         "found[name] = self._categories(schema.column(name), {v: counter[v] for v in kept}, "
         "column_sigma)",
-        ("tests/marginals/test_missing_fold.py",),
+        ("tests/marginals/test_missing_fold.py", "tests/marginals/test_discovery_counts.py"),
         "a discovered column's kept_rows (in the release's schema) summed from exact counts"),
     Mutation(
         "discovery-with-exact-counts", "synthpriv/marginals/stage.py",

@@ -76,22 +76,29 @@ def _table(seed: int = 3) -> pd.DataFrame:
                          "x": rng.choice(["u", "v", "w"], ROWS, p=[0.5, 0.3, 0.2])})
 
 
-def _fit(table: pd.DataFrame, seed: int, recipe: str = "independent") -> Synthesizer:
+RECIPE_SIGMA = 7.5  # the one_way recipe's fixed σ_r: about σ_d, which the domain step gets
+
+
+def _fit(table: pd.DataFrame, seed: int) -> Synthesizer:
+    """A seeded one_way job at ε = 1 whose 1-way noise is fixed near the domain step's (the
+    rest of the budget): the two counts then weigh about equally."""
     schema = {"columns": [{"name": "group", "kind": "categorical", "missing": True},
                           {"name": "x", "kind": "categorical", "categories": ["u", "v", "w"]}]}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return Synthesizer(schema, epsilon=1.0, recipe=recipe, seed=seed).fit(table)
+        return Synthesizer(schema, epsilon=1.0, recipe="independent", seed=seed,
+                           marginals={"sigma": RECIPE_SIGMA}).fit(table)
 
 
 def test_the_combined_measurement_carries_both_noises_not_exact_counts() -> None:
     """The user's view, one_way recipe at ε = 1: 20 seeded runs of 20 kept values. Each kept
     value's released 1-way count less its exact count has mean 0 and variance
     σ_d²σ_r²/(σ_d² + σ_r²) (σ_d the plan's discovery noise, σ_r its 1-way noise), both within
-    their 1e-4 sampling bounds, and the measurement's σ says so. Combining with the exact 1-way
-    counts (mutation 'discovery-with-exact-counts') gives w_d²σ_d², w_d = σ_r²/(σ_d² + σ_r²)
-    (0.28) times the formula's; exact discovery counts ('kept-rows-exact') w_r²σ_r²; the
-    recipe's counts alone σ_r²: none is within the bounds."""
+    their 1e-4 sampling bounds, and the measurement's σ says so. Combined with the exact 1-way
+    counts (mutation 'discovery-with-exact-counts') the variance is w_d = σ_r²/(σ_d² + σ_r²)
+    times the formula's; with exact discovery counts ('kept-rows-exact') w_r = 1 − w_d times;
+    with the recipe's counts alone σ_r²: none is within the bounds (w_d is near 1/2 here,
+    checked)."""
     table = _table()
     exact = table["group"].value_counts().reindex(VALUES).to_numpy(dtype=float)
     errors, expected = [], None
@@ -104,6 +111,7 @@ def test_the_combined_measurement_carries_both_noises_not_exact_counts() -> None
         sigma_r = stages["marginals"].noise["sigma_one_way"]
         assert [k.sigma for k in column.kept_counts] == [sigma_d] * len(VALUES)
         expected = sigma_d ** 2 * sigma_r ** 2 / (sigma_d ** 2 + sigma_r ** 2)
+        assert 0.3 <= sigma_r ** 2 / (sigma_d ** 2 + sigma_r ** 2) <= 0.7, (sigma_d, sigma_r)
         (measured,) = [m for m in synth._fitted.synthesis.state.measurements
                        if m.clique == ("group",)]
         sigma = np.broadcast_to(measured.sigma, np.shape(measured.noisy_counts))
