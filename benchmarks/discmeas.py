@@ -1,8 +1,9 @@
 """The safe draft's utility with and without the domain step's discovery counts as 1-way
 measurements (issue 24, branch discmeas): each seeded run of ``schema infer`` (every column
 ``auto``) at ε = 1 on a suite table's train split, scored against that split with the
-data-read draft: mean 1-, 2- and 3-way TVD (numeric columns in 16 quantile bins) and the 1-way
-TVD of each column the data-read draft calls categorical.
+data-read draft: mean 1-, 2- and 3-way TVD (numeric columns in 16 quantile bins), and the mean
+1-way TVD of the columns the data-read draft calls categorical and of those the run decided
+categorical (discovered: the ones the change touches).
 
 Run it once on main's tree and once on this branch's (PYTHONPATH picks the ``synthpriv`` that
 runs; the seeds are the same), then compare the JSON lines:
@@ -10,8 +11,9 @@ runs; the seeds are the same), then compare the JSON lines:
     PYTHONPATH=/path/to/tree .venv/bin/python benchmarks/discmeas.py --table wage \\
         --recipe mst --seeds 3 --label after
 
-``--compare BEFORE.jsonl AFTER.jsonl`` prints, per table and recipe, each figure's mean before
-and after and the mean ± sd of the paired (same seed) differences.
+``--draft`` runs the data-read draft instead (no discovered column: the divisor of issue 24's
+safe/data-read ratio). ``--compare BEFORE.jsonl AFTER.jsonl`` prints, per table and recipe,
+each figure's mean before and after and the mean ± sd of the paired (same seed) differences.
 
 Development-suite tables only (none is held out).
 """
@@ -64,6 +66,8 @@ def compare(before: Path, after: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--compare", nargs=2, type=Path, metavar=("BEFORE", "AFTER"))
+    parser.add_argument("--draft", action="store_true",
+                        help="run the data-read draft instead (the safe/draft ratio's divisor)")
     parser.add_argument("--table", default="wage", help=", ".join(TABLES))
     parser.add_argument("--recipe", default="mst")
     parser.add_argument("--seeds", type=int, default=3)
@@ -76,7 +80,7 @@ def main() -> None:
         return
     work, draft, safe, scoring = both_drafts(args.table, args.cache, "discmeas-")
     real = read_scored(draft.train, scoring)
-    config = job_config(safe, args.recipe, 1.0, len(real))
+    config = job_config(draft if args.draft else safe, args.recipe, 1.0, len(real))
     config_path = work / "job.yaml"
     config_path.write_text(yaml.safe_dump(config))
     numeric = list(scoring.numeric_names)
@@ -109,6 +113,7 @@ def main() -> None:
     summary = {k: (float(np.mean([r[k] for r in runs])), float(np.std([r[k] for r in runs])))
                for k in KEYS if runs[0][k] is not None}
     record = {"label": args.label, "table": args.table, "recipe": args.recipe,
+              "schema": "draft" if args.draft else "safe",
               "seeds": args.seeds, "summary": summary, "runs": runs}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("a", encoding="utf-8") as handle:
