@@ -332,8 +332,16 @@ MUTATIONS: tuple[Mutation, ...] = (
         "found[name] = self._categories(schema.column(name), kept, column_sigma)",
         "found[name] = self._categories(schema.column(name), {v: counter[v] for v in kept}, "
         "column_sigma)",
-        ("tests/marginals/test_missing_fold.py",),
+        ("tests/marginals/test_missing_fold.py", "tests/marginals/test_discovery_counts.py"),
         "a discovered column's kept_rows (in the release's schema) summed from exact counts"),
+    Mutation(
+        "discovery-with-exact-counts", "synthpriv/marginals/stage.py",
+        "return [with_discovery(column, m) if isinstance(",
+        "return [with_discovery(column, Measurement(m.clique, state.data.marginal(m.clique), "
+        "m.sigma)) if isinstance(",
+        ("tests/marginals/test_discovery_counts.py",),
+        "the domain step's kept counts combined with the exact 1-way counts, not the recipe's "
+        "noisy ones (the release's 1-way counts then carry discovery's noise only)"),
 )
 
 

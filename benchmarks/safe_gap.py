@@ -130,6 +130,15 @@ def run_variant(prepared: Prepared, schema_path: Path, scoring: Schema, recipe: 
             "columns": {k: float(np.mean(v)) for k, v in per_column.items()}, "domain": domain}
 
 
+def both_drafts(table: str, cache: Path, prefix: str) -> tuple[Path, Prepared, Prepared, Schema]:
+    """A scratch folder with ``table``'s splits and both drafts (data-read, safe), and the
+    data-read draft's schema (the one releases are scored with)."""
+    work = Path(tempfile.mkdtemp(prefix=prefix))
+    draft = prepare(TABLES[table], work, cache, "draft")
+    safe = prepare(TABLES[table], work, cache, "safe")
+    return work, draft, safe, load_schema(draft.schema_path)
+
+
 def main() -> None:
     """Command line: the variants of one table, printed and appended to ``--out``."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -142,11 +151,7 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=ROOT / "benchmarks/.cache")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks/results/safe-gap.jsonl")
     args = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="safe-gap-"))
-    table = TABLES[args.table]
-    draft = prepare(table, work, args.cache, "draft")
-    safe = prepare(table, work, args.cache, "safe")
-    scoring = load_schema(draft.schema_path)
+    work, draft, safe, scoring = both_drafts(args.table, args.cache, "safe-gap-")
     drafts = [yaml.safe_load(p.schema_path.read_text()) for p in (draft, safe)]
     extra = {"budget": args.budget, "marginals": args.marginals}
     for name in args.variants.split(","):

@@ -296,11 +296,19 @@ class DomainStage(Stage):
         label last (if declared); without one, values not kept are read as missing (if none is
         kept, the column is all missing) and ``kept_rows`` carries the kept values' rows (the sum
         of their noisy counts, σ·√k: a DP output) so the adaptive domain can tell a missing code
-        holding dropped values' rows from one holding noise (marginals.compress)."""
+        holding dropped values' rows from one holding noise (marginals.compress). ``kept_counts``
+        carries each kept value's noisy count, σ and threshold (DP outputs, released in the
+        manifest's schema) for the marginals stage to combine with its 1-way counts; the
+        ``other`` label's cell holds more than its own count: none for it."""
+        threshold = float(self.thresholds[column.name])
+        counts = [{"count": float(c), "sigma": float(sigma), "threshold": threshold}
+                  if v != column.other else None for v, c in kept.items()]
         if column.other is not None:
-            return {"categories": list(kept) + [column.other] * (column.other not in kept)}
+            return {"categories": list(kept) + [column.other] * (column.other not in kept),
+                    "kept_counts": counts + [None] * (column.other not in kept)}
         rows = {"count": float(sum(kept.values())), "sigma": float(sigma) * len(kept) ** 0.5}
-        return {"categories": list(kept), "unknown_categories": "missing", "kept_rows": rows}
+        return {"categories": list(kept), "unknown_categories": "missing", "kept_rows": rows,
+                "kept_counts": counts}
 
 
 def heap_columns(schema: Schema) -> list[str]:

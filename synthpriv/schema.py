@@ -163,6 +163,19 @@ class KeptRows(_Strict):
     sigma: float = Field(ge=0)
 
 
+class KeptCount(_Strict):
+    """The domain step's noisy count of one kept value of a discovered column (DP partition
+    selection, ``noisy_selection``): the count, its noise σ (count units, per person where
+    ``data.person`` is set) and the threshold T it passed (public given the kinds decided).
+    A DP output (post-processing); ``marginals.compress.with_discovery`` combines it with the
+    recipe's 1-way count of the same cell. Conditioned on passing T, a count near T errs high
+    (by up to about 0.8σ at T)."""
+
+    count: float
+    sigma: float = Field(gt=0)
+    threshold: float
+
+
 class CategoricalColumn(_Strict):
     """A column whose values come from a public, closed list of categories: text, compared with
     the data's cells as written (numbers in the list are accepted: ``category_text``). Without
@@ -187,6 +200,13 @@ class CategoricalColumn(_Strict):
         "kept categories and its σ. With the 1-way marginal it tells the adaptive domain "
         "whether the missing code holds rows (dropped categories) or only noise",
     )
+    kept_counts: list[KeptCount | None] | None = Field(
+        default=None, description="set by the DP domain step on a discovered column (a DP "
+        "output, released in the manifest's schema): one entry per category, the noisy count "
+        "discovery kept it with, its σ and the threshold it passed; none for the 'other' label "
+        "(its cell also holds the values not kept). The marginals stage combines them with its "
+        "1-way counts (no budget: post-processing)",
+    )
 
     @field_validator("other", mode="before")
     @classmethod
@@ -202,6 +222,13 @@ class CategoricalColumn(_Strict):
 
     @model_validator(mode="after")
     def _unique(self) -> CategoricalColumn:
+        listed = len(self.categories or [])
+        if self.kept_counts is not None and len(self.kept_counts) != listed:
+            raise ValueError(
+                f"kept_counts of '{self.name}' has {len(self.kept_counts)} entries for {listed} "
+                "categories: give one per category (null for 'other'), or leave kept_counts out "
+                "(the domain step writes it)"
+            )
         if self.categories is None:
             if self.other is None and not self.missing:
                 raise ValueError(

@@ -207,9 +207,10 @@ def numeric_groups(mass: np.ndarray, bins: int, sigma: float) -> np.ndarray:
     return groups
 
 
-def categorical_groups(noisy: np.ndarray, sigma: float) -> np.ndarray:
-    """Coarse code of each category: those with a noisy count of 3σ or more keep a cell each
-    (in their order), the others share one last cell (if there are two or more)."""
+def categorical_groups(noisy: np.ndarray, sigma: float | np.ndarray) -> np.ndarray:
+    """Coarse code of each category: those with a noisy count of 3σ or more (σ: one, or each
+    cell's) keep a cell each (in their order), the others share one last cell (if there are
+    two or more)."""
     kept = noisy >= SIGNIFICANT * sigma
     if (~kept).sum() < 2:
         return np.arange(len(noisy))
@@ -250,8 +251,9 @@ def choose_coarsening(
             noise[name] = np.broadcast_to(np.asarray(measurement.sigma, dtype=float),
                                           noisy.shape)
         elif isinstance(column, CategoricalColumn) and merge_categories:
-            mass = np.maximum(noisy[:values], 0.0)
-            groups = categorical_groups(noisy[:values], sigma)
+            mass = np.maximum(noisy[:values], 0.0)  # each cell at its own σ (``with_discovery``)
+            cell_sigma = np.broadcast_to(np.asarray(measurement.sigma, dtype=float), noisy.shape)
+            groups = categorical_groups(noisy[:values], cell_sigma[:values])
         else:
             mass, groups = np.maximum(noisy[:values], 0.0), np.arange(values)
         if column.missing:
@@ -760,10 +762,56 @@ def combine_levels(
     fine_var = size * float(np.max(fine_measurement.sigma)) ** 2
     summed = np.bincount(to_grid, weights=np.asarray(fine_measurement.noisy_counts, dtype=float),
                          minlength=cells)
-    weight = fine_var / (grid_var + fine_var)
-    noisy = weight * np.asarray(grid_measurement.noisy_counts, dtype=float) + (1 - weight) * summed
-    return Measurement(grid_measurement.clique, noisy,
-                       np.sqrt(grid_var * fine_var / (grid_var + fine_var)))
+    noisy, variance = inverse_variance(grid_measurement.noisy_counts, grid_var, summed, fine_var)
+    return Measurement(grid_measurement.clique, noisy, np.sqrt(variance))
+
+
+def inverse_variance(
+    first: np.ndarray, first_var: np.ndarray, second: np.ndarray, second_var: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Two independent unbiased noisy counts of the same cells combined by inverse variance:
+    each cell's weighted mean and its variance ``v₁v₂/(v₁ + v₂)`` (the least-variance unbiased
+    combination). A cell whose ``second_var`` is infinite (no second count) keeps ``first``
+    and its variance. Post-processing."""
+    first = np.asarray(first, dtype=float)
+    first_var = np.broadcast_to(np.asarray(first_var, dtype=float), first.shape)
+    second_var = np.broadcast_to(np.asarray(second_var, dtype=float), first.shape)
+    present = np.isfinite(second_var)
+    other = np.where(present, second_var, 1.0)
+    weight = np.where(present, other / (first_var + other), 1.0)
+    noisy = weight * first + (1 - weight) * np.where(present, second, 0.0)
+    return noisy, np.where(present, first_var * other / (first_var + other), first_var)
+
+
+DISCOVERY_MARGIN = 0.0  # a kept count is combined from T + DISCOVERY_MARGIN·σ (``with_discovery``)
+
+
+def with_discovery(column: CategoricalColumn, measurement: Measurement) -> Measurement:
+    """A discovered column's 1-way measurement with each category's cell combined, by inverse
+    variance (``inverse_variance``), with the noisy count DP discovery kept it with
+    (``column.kept_counts``: a DP output of the domain step, its own noise, independent of the
+    recipe's): per-cell σ from then on. The missing code and the ``other`` label (no discovery
+    count) keep the recipe's count; a column without ``kept_counts`` is returned unchanged.
+    Post-processing: no budget, no event.
+
+    Selection: a kept count is conditioned on passing the threshold T, so one near T errs high
+    (up to about 0.8σ at T, nothing from T + 2σ on); only counts from T + ``DISCOVERY_MARGIN``·σ
+    are combined (benchmarks/README.md, "discmeas", for why that margin)."""
+    if column.kept_counts is None:
+        return measurement
+    noisy = np.asarray(measurement.noisy_counts, dtype=float)
+    if len(noisy) != len(column.kept_counts) + int(column.missing):
+        raise ValueError(f"internal error: the 1-way measurement of '{column.name}' has "
+                         f"{len(noisy)} cells, its categories {len(column.kept_counts)}")
+    second = np.zeros(len(noisy))
+    second_var = np.full(len(noisy), np.inf)
+    for cell, kept in enumerate(column.kept_counts):
+        if kept is not None and kept.count >= kept.threshold + DISCOVERY_MARGIN * kept.sigma:
+            second[cell], second_var[cell] = kept.count, kept.sigma ** 2
+    if not np.isfinite(second_var).any():
+        return measurement
+    counts, variance = inverse_variance(noisy, np.square(measurement.sigma), second, second_var)
+    return Measurement(measurement.clique, counts, np.sqrt(variance))
 
 
 def identity(domain: Domain) -> Coarsening:

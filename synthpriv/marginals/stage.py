@@ -45,6 +45,7 @@ from synthpriv.marginals.compress import (
     compose,
     identity,
     measured_grid,
+    with_discovery,
 )
 from synthpriv.marginals.estimation import estimate
 from synthpriv.marginals.independent import IndependentModel
@@ -63,7 +64,7 @@ from synthpriv.privacy.conversions import exponential_epsilon, gaussian_noise_mu
 from synthpriv.privacy.domain_budget import ONE_WAY_SHARE
 from synthpriv.privacy.mechanisms import histogram_l1_sensitivity, histogram_l2_sensitivity
 from synthpriv.privacy.randomness import RandomSource
-from synthpriv.schema import NumericColumn
+from synthpriv.schema import CategoricalColumn, NumericColumn
 from synthpriv.stage import (
     PipelineState,
     PlanContext,
@@ -289,6 +290,16 @@ class MarginalsStage(Stage):
         grid = measured_grid(state.encoder.schema, state.data.domain, records, sigma)
         return grid if grid.changed else None
 
+    @staticmethod
+    def _with_discovery(state: PipelineState, one_way: list[Measurement]) -> list[Measurement]:
+        """The 1-way measurements with each discovered column's cells combined with the domain
+        step's noisy counts of its kept values (``compress.with_discovery``: post-processing of
+        DP outputs, no budget), so every later choice and fit sees the combined counts."""
+        schema = state.encoder.schema
+        return [with_discovery(column, m) if isinstance(
+                    column := schema.column(m.clique[0]), CategoricalColumn) else m
+                for m in one_way]
+
     def _adapt(
         self, state: PipelineState, data: CountSource, one_way: list[Measurement],
         fine: CountSource, grid: Coarsening | None,
@@ -298,9 +309,10 @@ class MarginalsStage(Stage):
         measurements on the measured grid, by post-processing only (no budget). Later marginals
         are counted on it from the ``fine`` codes, and the sample stage draws fine cells back
         within its cells."""
+        schema = state.encoder.schema
+        one_way = self._with_discovery(state, one_way)
         if not self.options.adaptive_domain:
             return data, one_way
-        schema = state.encoder.schema
         adaptive = {c.name for c in schema.modelled if isinstance(c, NumericColumn) and c.adaptive}
         fine_one_way = {a: m for a, m in (fine_one_way or {}).items() if a in adaptive}
         if grid is None and fine_one_way:
@@ -355,8 +367,8 @@ class IndependentStage(MarginalsStage):
     def _fit(
         self, state: PipelineState, plan: StagePlan, ledger: Ledger, source: RandomSource
     ) -> tuple[list[Measurement], IndependentModel]:
-        measurements = self._measure_one_way(state.data, plan.noise["sigma_one_way"], ledger,
-                                             source)
+        measurements = self._with_discovery(state, self._measure_one_way(
+            state.data, plan.noise["sigma_one_way"], ledger, source))
         return measurements, IndependentModel.from_measurements(state.data.domain, measurements)
 
 
