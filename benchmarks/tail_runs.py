@@ -10,11 +10,15 @@ Each run is ``synthpriv run`` in a subprocess with the tree on PYTHONPATH (ε = 
 
     .venv/bin/python benchmarks/tail_runs.py --trees OLD,NEW --table college --recipes mst,aim \
         --seeds 0,1,2 --output benchmarks/results/tail-runs.json
+
+Each record also holds the release's sha256: two trees that should release the same bytes (a
+change that only acts where the thresholds show nothing, on Adult) can be compared exactly.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import subprocess
@@ -83,6 +87,7 @@ def main() -> None:
                               seed)
                 synthetic = read_scored(csv, scoring)
                 record = {"table": args.table, "recipe": recipe, "tree": tree, "seed": seed,
+                          "sha256": hashlib.sha256(csv.read_bytes()).hexdigest(),
                           "tvd_2": two_way(real, synthetic, test, scoring, table.target),
                           "columns": {name: column_figures(real[name], synthetic[name])
                                       for name in numeric}}

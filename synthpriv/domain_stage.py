@@ -48,12 +48,20 @@ from synthpriv.datetimes import format_times, parse_times
 from synthpriv.domain import Domain
 from synthpriv.encoding import TableEncoder
 from synthpriv.errors import ConfigError
-from synthpriv.kinds import CLASSES, cell_classes, decide, decided_column, singletons
+from synthpriv.kinds import (
+    CLASSES,
+    NUMBER_CLASSES,
+    cell_classes,
+    decide,
+    decided_column,
+    singletons,
+)
 from synthpriv.privacy.accountant import Ledger
 from synthpriv.privacy.bounds import (
     MIN_EXPONENT,
     BoundsReading,
     Buckets,
+    Present,
     YearBuckets,
     octave_shape,
     read_bounds,
@@ -126,6 +134,9 @@ class DomainStage(Stage):
         # histogram's total), and per auto column decided categorical, the share of those cells
         # the kept values hold (their noisy counts over that total): post-processing only
         self.present: dict[str, float] = {}
+        # per auto column, the noisy count of the cells of the kind decided (numbers, or the
+        # date format) with its σ: the DP bounds' seed reads it (privacy.bounds.seed)
+        self.valued: dict[str, Present] = {}
         self.kept_shares: dict[str, float] = {}
         # per heap column, the values heap discovery kept with their noisy counts (DP outputs)
         self.heap_counts: dict[str, dict[float, int]] = {}
@@ -214,9 +225,10 @@ class DomainStage(Stage):
         columns = int(plan.noise["bounded_columns"]) if buckets else 1  # false buckets: per job
         for name, grid in buckets.items():
             noisy = discrete_gaussian_histogram(bucket_counts[name], sigma, source)
-            reading = read_bounds(noisy, sigma, grid, columns)
+            valued = self.valued.get(name)  # a DP output; None for a declared column
+            reading = read_bounds(noisy, sigma, grid, columns, valued)
             found[name] = dp_bounds(schema.column(name), reading,
-                                    octave_shape(noisy, sigma, grid, reading, columns))
+                                    octave_shape(noisy, sigma, grid, reading, columns, valued))
         for name, counter in value_counts.items():
             column_sigma, threshold = sigma, int(plan.noise["category_threshold"])
             if name in self.kinds and realised.category_sigma is not None:  # reallocated
@@ -286,6 +298,7 @@ class DomainStage(Stage):
                                                  unique_sigma, source)[0]
             kinds[name] = decide(noisy, sigma, unique, unique_sigma)
             self.present[name] = float(noisy.sum())
+            self.valued[name] = valued_cells(noisy, sigma, kinds[name])
         raw = job.schema.model_dump(exclude_defaults=True)
         raw["columns"] = [decided_column(c["name"], kinds[c["name"]]) if c["name"] in kinds else c
                           for c in raw["columns"]]
@@ -309,6 +322,16 @@ class DomainStage(Stage):
         rows = {"count": float(sum(kept.values())), "sigma": float(sigma) * len(kept) ** 0.5}
         return {"categories": list(kept), "unknown_categories": "missing", "kept_rows": rows,
                 "kept_counts": counts}
+
+
+def valued_cells(noisy: np.ndarray, sigma: float, kind: str) -> Present:
+    """The noisy count of an auto column's cells that the kind decided reads as values (the
+    number classes for a numeric kind, the format's class for a date/datetime one; ``noisy``:
+    its class histogram at ``sigma`` per class) and that count's σ. Post-processing of DP counts:
+    the DP bounds' seed reads it as evidence that the column holds data."""
+    counts = dict(zip(CLASSES, np.asarray(noisy, dtype=float), strict=True))
+    labels = [kind] if kind in counts else list(NUMBER_CLASSES)
+    return Present(sum(counts[label] for label in labels), sigma * math.sqrt(len(labels)))
 
 
 def heap_columns(schema: Schema) -> list[str]:

@@ -204,7 +204,12 @@ def domain_messages(job: Job, plan: Plan) -> list[tuple[str, str]]:
     domain = next((s for s in plan.stages if s.stage == "domain"), None)
     if domain is None or "sigma" not in domain.noise:
         return []
-    from synthpriv.privacy.bounds import FALSE_OCCUPANCY, Buckets, occupancy_threshold
+    from synthpriv.privacy.bounds import (
+        FALSE_OCCUPANCY,
+        Buckets,
+        occupancy_threshold,
+        seed_threshold,
+    )
 
     sigma, records = domain.noise["sigma"], job.config.data.public_records
     unresolved = job.schema.unresolved
@@ -229,6 +234,10 @@ def domain_messages(job: Job, plan: Plan) -> list[tuple[str, str]]:
                 f"four: noise alone shows a false bucket in at most {FALSE_OCCUPANCY:.1%} of "
                 f"runs over the {columns} columns that may get DP bounds); a numeric column with "
                 "fewer is released all missing")
+        if any(isinstance(c, AutoColumn) for c in unresolved):  # the seed (privacy.bounds)
+            spread = seed_threshold(Buckets("integer").size) * sigma * 8**0.5
+            text += (f"; an auto column that its kind histogram shows holds numbers may instead "
+                     f"get them from up to 16 adjacent octaves (about {spread:,.0f} rows over 8)")
         if records is not None and needed * 2 > records:
             messages.append(("WARNING", text + f", and the public row count is {records:,}. To "
                              "fix: give public bounds (lower, upper) in the schema, or raise "
