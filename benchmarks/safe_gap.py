@@ -14,7 +14,11 @@ TVD, numeric columns in 16 quantile bins of the real column):
 * ``cats``: the categorical columns as in the data-read draft (categories public), the others
   ``auto`` — the loss left is the numeric columns' DP kinds and bounds;
 * ``bounds``: the numeric columns as in the data-read draft, the categorical ones ``auto`` — the
-  loss left is DP discovery (and the kinds of the categorical columns).
+  loss left is DP discovery (and the kinds of the categorical columns);
+* ``tcut``: an oracle, not a mechanism — the data-read draft with each categorical column's
+  categories holding fewer than ``--tcut`` T rows of train removed (read as missing): what perfect
+  discovery at threshold T would release with every other domain public. Its ratio to ``draft``
+  is the part of the safe draft's gap that the category threshold alone costs.
 
 ``--budget`` / ``--marginals`` set budget or ``pipeline.stages.marginals`` keys on every run (a
 JSON object), e.g. ``--budget '{"domain_share": 0.4}'``. Development-suite tables only (every
@@ -46,14 +50,21 @@ from synthpriv.privacy.randomness import RandomSource  # noqa: E402
 from synthpriv.runner import run_job  # noqa: E402
 from synthpriv.schema import Schema, load_schema  # noqa: E402
 
-VARIANTS = ("draft", "safe", "kinds", "kinds-missing", "cats", "bounds")
+VARIANTS = ("draft", "safe", "kinds", "kinds-missing", "cats", "bounds", "tcut")
 MODELLED_KINDS = ("categorical", "integer", "continuous")
 
 
-def variant_schema(name: str, draft: dict, safe: dict) -> dict:
-    """The schema of variant ``name`` (module docstring) from the two drafts' YAML."""
+def variant_schema(name: str, draft: dict, safe: dict, train: pd.DataFrame | None = None,
+                   threshold: int = 0) -> dict:
+    """The schema of variant ``name`` (module docstring) from the two drafts' YAML (``tcut``:
+    the ``train`` table's counts against ``threshold``)."""
     if name == "draft":
         return draft
+    if name == "tcut":  # a column other columns derive from is left whole (Adult: education)
+        sources = {(c.get("derived_from") or {}).get("column") for c in draft["columns"]}
+        return {**draft, "columns": [c if c["name"] in sources
+                                     else cut_categories(c, train, threshold)
+                                     for c in draft["columns"]]}
     public = {c["name"]: c for c in draft["columns"]}
     columns = []
     for column in safe["columns"]:
@@ -69,6 +80,16 @@ def variant_schema(name: str, draft: dict, safe: dict) -> dict:
         else:
             columns.append(column)
     return {**safe, "columns": columns}
+
+
+def cut_categories(column: dict, train: pd.DataFrame, threshold: int) -> dict:
+    """A data-read categorical column without its categories held by fewer than ``threshold``
+    rows of ``train`` (read as missing): the oracle ``tcut`` (not private: exact counts)."""
+    if column["kind"] != "categorical":
+        return column
+    counts = train[column["name"]].astype(str).value_counts()
+    kept = [v for v in column["categories"] if counts.get(str(v), 0) >= threshold]
+    return {**column, "categories": kept, "unknown_categories": "missing", "missing": True}
 
 
 def column_tvd(real: pd.Series, synthetic: pd.Series, numeric: bool) -> float:
@@ -146,6 +167,8 @@ def main() -> None:
     parser.add_argument("--recipe", default="mst")
     parser.add_argument("--seeds", type=int, default=4)
     parser.add_argument("--variants", default=",".join(VARIANTS))
+    parser.add_argument("--tcut", type=int, default=0,
+                        help="variant tcut: drop categories below this many train rows")
     parser.add_argument("--budget", type=json.loads, default={})
     parser.add_argument("--marginals", type=json.loads, default={})
     parser.add_argument("--cache", type=Path, default=ROOT / "benchmarks/.cache")
@@ -156,9 +179,12 @@ def main() -> None:
     extra = {"budget": args.budget, "marginals": args.marginals}
     for name in args.variants.split(","):
         path = work / f"variant-{name}.yaml"
-        path.write_text(yaml.safe_dump(variant_schema(name, *drafts), sort_keys=False))
+        train = pd.read_csv(draft.train, dtype=str, keep_default_na=False)
+        path.write_text(yaml.safe_dump(variant_schema(name, *drafts, train, args.tcut),
+                                       sort_keys=False))
         outcome = run_variant(draft, path, scoring, args.recipe, args.seeds, extra, work)
         record = {"table": args.table, "recipe": args.recipe, "variant": name,
+                  **({"tcut": args.tcut} if name == "tcut" else {}),
                   "seeds": args.seeds, **extra, **outcome}
         with args.out.open("a", encoding="utf-8") as handle:
             handle.write(json.dumps(record) + "\n")
