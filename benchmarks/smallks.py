@@ -111,8 +111,9 @@ def main() -> None:
     for recipe in args.recipes.split(","):
         for tree in args.trees.split(","):
             rows = [r for r in records if r["recipe"] == recipe and r["tree"] == tree]
-            cells = [f"{statistics.mean(v):.3f} ± {statistics.pstdev(v):.3f}" for v in
-                     ([r[k] for r in rows] for k in ("mean_ks", "worst_mass", "tvd_2"))]
+            cells = [f"{statistics.mean(v):.3f} ± {statistics.pstdev(v):.3f}" if v else "–"
+                     for v in ([r[k] for r in rows if r[k] is not None]  # None: no value ≥ 5 %
+                               for k in ("mean_ks", "worst_mass", "tvd_2"))]
             print(f"| {recipe} | {Path(tree).name} | {' | '.join(cells)} |")
 
 
