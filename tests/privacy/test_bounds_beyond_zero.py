@@ -137,6 +137,21 @@ def test_the_gate_keeps_step_1c_off_a_column_with_no_value_beyond_zero() -> None
     assert changed <= 2, f"step 1c changed the reading of a column of zeros in {changed} draws"
 
 
+def _safe_draft_job(folder: Path, frame: pd.DataFrame):
+    """A job over ``frame`` with every column auto (a safe draft), ε = 1, the independent
+    recipe (the domain step is what is tested)."""
+    frame.to_csv(folder / "t.csv", index=False)
+    files = {"schema.yaml": {"columns": [{"name": n, "kind": "auto"} for n in frame.columns]},
+             "job.yaml": {"name": "piles", "data": {"path": "t.csv", "schema": "schema.yaml"},
+                          "budget": {"epsilon": 1.0, "delta": 1e-6},
+                          "pipeline": {"recipe": "independent"},
+                          "evaluation": {"enabled": False},
+                          "output": {"dir": str(folder / "out")}}}
+    for name, content in files.items():
+        (folder / name).write_text(yaml.safe_dump(content))
+    return load_job(folder / "job.yaml")
+
+
 def test_a_pile_of_zeros_the_bounds_show_is_declared_a_point_mass(tmp_path: Path) -> None:
     """The popul-like column and nine 1-6 scales in a safe draft at ε = 1 (σ ≈ 30): its 183
     zeros pass the one-bucket occupancy threshold (≈ 5σ) in most draws, and the domain step
@@ -149,14 +164,7 @@ def test_a_pile_of_zeros_the_bounds_show_is_declared_a_point_mass(tmp_path: Path
     rng = np.random.default_rng(1)
     values = _popul()
     scales = {f"scale{i}": rng.integers(1, 7, len(values)) for i in range(9)}
-    pd.DataFrame({"popul": values.astype(int), **scales}).to_csv(tmp_path / "t.csv", index=False)
-    (tmp_path / "schema.yaml").write_text(yaml.safe_dump(
-        {"columns": [{"name": name, "kind": "auto"} for name in ["popul", *scales]]}))
-    (tmp_path / "job.yaml").write_text(yaml.safe_dump(
-        {"name": "piles", "data": {"path": "t.csv", "schema": "schema.yaml"},
-         "budget": {"epsilon": 1.0, "delta": 1e-6}, "pipeline": {"recipe": "independent"},
-         "evaluation": {"enabled": False}, "output": {"dir": str(tmp_path / "out")}}))
-    job = load_job(tmp_path / "job.yaml")
+    job = _safe_draft_job(tmp_path, pd.DataFrame({"popul": values.astype(int), **scales}))
     planned = plan_job(job)
     domain_plan, stage = planned[0].stages[0], planned[1][0][0]
     declared = 0
