@@ -371,13 +371,6 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("tests/privacy/test_bounds_beyond_zero.py",),
         "step 1c's windows may hold the zero bucket: the pile of zeros scores them, so a column "
         "of zeros seeds the noise next to zero and gets fake values"),
-    Mutation(
-        "bounds-zero-pile-unthresholded", "synthpriv/privacy/bounds.py",
-        "noisy[zero] >= occupancy_threshold(sigma, noisy.size, 1, columns))",
-        "noisy[zero] >= 0)",
-        ("tests/privacy/test_bounds_beyond_zero.py",),
-        "a pile at zero is declared a point mass from any non-negative noisy count: a column "
-        "with no zero gets 0 as a point mass (a fake value) in half the runs"),
 )
 
 

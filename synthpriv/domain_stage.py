@@ -223,13 +223,10 @@ class DomainStage(Stage):
         sigma = plan.noise["sigma"]
         found: dict[str, dict] = {}
         columns = int(plan.noise["bounded_columns"]) if buckets else 1  # false buckets: per job
-        piles: set[str] = set()  # a pile at 0 the bounds' histogram shows (``zero_pile``)
         for name, grid in buckets.items():
             noisy = discrete_gaussian_histogram(bucket_counts[name], sigma, source)
             valued = self.valued.get(name)  # a DP output; None for a declared column
             reading = read_bounds(noisy, sigma, grid, columns, valued)
-            if reading is not None and reading.zero_pile:
-                piles.add(name)
             found[name] = dp_bounds(schema.column(name), reading,
                                     octave_shape(noisy, sigma, grid, reading, columns, valued))
         for name, counter in value_counts.items():
@@ -246,8 +243,8 @@ class DomainStage(Stage):
                                     int(plan.noise["heap_threshold"]), source)
             self.heap_counts[name] = heaps
             if found[name].get("kind") != "categorical":  # not released all missing
-                found[name]["point_masses"] = point_masses(
-                    schema.column(name), found[name], [*heaps, *([0.0] if name in piles else [])])
+                found[name]["point_masses"] = point_masses(schema.column(name), found[name],
+                                                           list(heaps))
         ledger.extend(plan.events if realised is None else realised.events)
         raw = schema.model_dump()
         for column in raw["columns"]:

@@ -358,8 +358,7 @@ class BoundsReading:
     """What the read-out chose (post-processing of one noisy histogram): the bounds, the bucket
     range kept, and on each side whether the quantile trimmed noisy mass (True) or the edge of
     the support set it (False) and whether a guard bucket was added. ``zeros_only``: only the
-    bucket around zero was kept (bounds [0, 1]), so any other value is one the noise hid.
-    ``zero_pile``: that bucket alone passes the one-bucket occupancy threshold (``zero_pile``)."""
+    bucket around zero was kept (bounds [0, 1]), so any other value is one the noise hid."""
 
     lower: float
     upper: float
@@ -368,22 +367,6 @@ class BoundsReading:
     trimmed: tuple[bool, bool]
     guarded: tuple[bool, bool]
     zeros_only: bool = False
-    zero_pile: bool = False
-
-
-def zero_pile(noisy: np.ndarray, sigma: float, buckets: Buckets | YearBuckets,
-              columns: int = 1) -> bool:
-    """Whether the bucket around zero (an integer column's 0; a continuous one's |x| < 2⁻¹⁶)
-    holds a pile: its noisy count alone passes the one-bucket ``occupancy_threshold`` (≈ 5σ),
-    which pure noise passes with probability ≤ column_false_occupancy (union bound). The
-    domain step then declares 0 a point mass (``domain_stage.point_masses``), as heap discovery
-    would: its cell keeps its mass from 2σ of the grid's noise, not the lone cell's 3σ. A
-    24 %-zero count (anes96's ``popul``, 183 zeros at σ = 32.6: 5.6σ) lost its zeros in AIM's
-    releases (0.1-0.4 %) when heap discovery missed them. Post-processing of the same noisy
-    histogram: no budget, no event."""
-    zero = buckets.zero
-    return zero is not None and bool(
-        noisy[zero] >= occupancy_threshold(sigma, noisy.size, 1, columns))
 
 
 def core(noisy: np.ndarray, sigma: float, columns: int = 1) -> np.ndarray:
@@ -477,8 +460,7 @@ def read_bounds(noisy: np.ndarray, sigma: float, buckets: Buckets | YearBuckets,
         lower, upper = 0.0, 0.0  # (a continuous one's ±2⁻¹⁶ would release 1.5e-05 and negatives)
     if math.isclose(upper, lower):  # one value (zero): bounds need lower < upper
         upper = lower + 1.0
-    return BoundsReading(lower, upper, first, last, trimmed, (guarded[0], guarded[1]), zeros_only,
-                         zero_pile(noisy, sigma, buckets, columns))
+    return BoundsReading(lower, upper, first, last, trimmed, (guarded[0], guarded[1]), zeros_only)
 
 
 def octave_shape(noisy: np.ndarray, sigma: float, buckets: Buckets | YearBuckets,

@@ -7,19 +7,12 @@ zero bucket seeds at most at the seed's stated rate."""
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
-import pandas as pd
-import yaml
 
-from synthpriv.config import load_job
-from synthpriv.pipeline import plan_job, resolve_domain
-from synthpriv.privacy.accountant import Ledger
 from synthpriv.privacy.bounds import FALSE_SEED, Buckets, Present, beyond_zero, read_bounds
 from synthpriv.privacy.mechanisms import discrete_gaussian_histogram
 from synthpriv.privacy.randomness import RandomSource
-from synthpriv.schema import NumericColumn
 
 BUCKETS = Buckets("integer")
 SIGMA = 32.6  # anes96's plan (755 train rows, safe draft, ε = 1)
@@ -136,45 +129,3 @@ def test_the_gate_keeps_step_1c_off_a_column_with_no_value_beyond_zero() -> None
             noisy, SIGMA, BUCKETS, COLUMNS)
     assert changed <= 2, f"step 1c changed the reading of a column of zeros in {changed} draws"
 
-
-def _safe_draft_job(folder: Path, frame: pd.DataFrame):
-    """A job over ``frame`` with every column auto (a safe draft), ε = 1, the independent
-    recipe (the domain step is what is tested)."""
-    frame.to_csv(folder / "t.csv", index=False)
-    files = {"schema.yaml": {"columns": [{"name": n, "kind": "auto"} for n in frame.columns]},
-             "job.yaml": {"name": "piles", "data": {"path": "t.csv", "schema": "schema.yaml"},
-                          "budget": {"epsilon": 1.0, "delta": 1e-6},
-                          "pipeline": {"recipe": "independent"},
-                          "evaluation": {"enabled": False},
-                          "output": {"dir": str(folder / "out")}}}
-    for name, content in files.items():
-        (folder / name).write_text(yaml.safe_dump(content))
-    return load_job(folder / "job.yaml")
-
-
-def test_a_pile_of_zeros_the_bounds_show_is_declared_a_point_mass(tmp_path: Path) -> None:
-    """The popul-like column and nine 1-6 scales in a safe draft at ε = 1 (σ ≈ 30): its 183
-    zeros pass the one-bucket occupancy threshold (≈ 5σ) in most draws, and the domain step
-    then declares 0 a point mass (``bounds.zero_pile``) whether or not heap discovery kept it:
-    0 is in the resolved ``point_masses`` in ≥ 27 of 30 domain steps (30 measured; heap
-    discovery alone, at its σ for ten columns, keeps it in 4: fails without the rule). A column
-    with no zero (the scales' 1-6 values) never gets 0 declared (pure noise passes ≈ 5σ with
-    probability ≤ column_false_occupancy). Post-processing only: the ledger holds the realised plan's
-    events and nothing else."""
-    rng = np.random.default_rng(1)
-    values = _popul()
-    scales = {f"scale{i}": rng.integers(1, 7, len(values)) for i in range(9)}
-    job = _safe_draft_job(tmp_path, pd.DataFrame({"popul": values.astype(int), **scales}))
-    planned = plan_job(job)
-    domain_plan, stage = planned[0].stages[0], planned[1][0][0]
-    declared = 0
-    for seed in range(30):
-        ledger = Ledger("add_remove")
-        resolved, _ = resolve_domain(job, planned, ledger, RandomSource.seeded(seed))
-        column = resolved.schema.column("popul")
-        declared += isinstance(column, NumericColumn) and 0.0 in (column.point_masses or [])
-        for name in scales:
-            scale = resolved.schema.column(name)
-            assert 0.0 not in (getattr(scale, "point_masses", None) or [])
-        assert ledger.events == tuple(stage.realised(domain_plan, resolved.schema).events)
-    assert declared >= 27, f"0 declared a point mass in {declared} of 30 domain steps"
