@@ -357,6 +357,20 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("tests/privacy/test_bounds_seed.py",),
         "the seed's score threshold union-bounds the windows of one width only: pure noise "
         "seeds far above FALSE_SEED"),
+    Mutation(
+        "bounds-beyond-zero-ungated", "synthpriv/privacy/bounds.py",
+        "rest = Present(present.count - float(noisy[zero]), math.hypot(present.sigma, sigma))",
+        "rest = Present(present.count, math.hypot(present.sigma, sigma))",
+        ("tests/privacy/test_bounds_beyond_zero.py",),
+        "step 1c's gate reads the whole DP count of cells, zeros included: a column of zeros "
+        "seeds from the noise beyond zero at FALSE_SEED, not the per-column false-bucket rate"),
+    Mutation(
+        "bounds-beyond-zero-pile-scored", "synthpriv/privacy/bounds.py",
+        "masked[zero] = -np.inf  # no window holds the known pile, nor joins both signs across it",
+        "masked[zero] = masked[zero]",
+        ("tests/privacy/test_bounds_beyond_zero.py",),
+        "step 1c's windows may hold the zero bucket: the pile of zeros scores them, so a column "
+        "of zeros seeds the noise next to zero and gets fake values"),
 )
 
 

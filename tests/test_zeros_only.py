@@ -68,7 +68,9 @@ def test_the_domain_step_reads_outside_as_missing_only_for_a_zeros_only_reading(
 
 def test_a_mostly_zero_amount_releases_no_fake_value_at_its_dp_bound() -> None:
     """1,500 rows, 90 % zeros and 10 % spread over 100–100,000, every column auto, ε = 1: no
-    released value is 1 (nobody has it) and the zero share is the input's within the noise."""
+    released value is 1 (nobody has it) and the zero share is the input's within the noise.
+    The DP reading is zeros only (the non-zero rows read as missing) unless the bounds'
+    step 1c (``privacy.bounds.beyond_zero``) sees the spread beyond zero (seed 1 of 3)."""
     rows = 1500
     rng = np.random.default_rng(7)
     zero = rng.uniform(size=rows) < 0.9
@@ -79,9 +81,10 @@ def test_a_mostly_zero_amount_releases_no_fake_value_at_its_dp_bound() -> None:
     for seed in range(3):
         synth = Synthesizer(schema, epsilon=1.0, seed=seed).fit(table)
         column = synth._fitted.synthesis.job.schema.column("amount")
-        assert column.outside == "missing"  # the DP reading was zeros only on this table
         released = pd.to_numeric(synth.synthetic["amount"])
-        assert not (released == 1).any() and set(released.dropna()) <= {0}
+        assert not (released == 1).any()
+        if column.outside == "missing":  # the DP reading was zeros only
+            assert set(released.dropna()) <= {0}
         # the zero cell's 1-way noise (the largest σ any measurement of it has) at 4σ; the
         # non-zero rows are read as missing and come back blank (an outside: missing column's
         # missing cell is never folded into the zero cell: marginals.compress.keeps_missing)

@@ -53,6 +53,13 @@ The read-out (``read_bounds``), a DP quantile on the noisy histogram's CDF:
    m/σ√w: 600 rows over 8 octaves at College's σ = 43.8 score 4.8. The tail rule, quantile
    and guard then run from the seed as from a core. Declared numeric columns (no kind
    histogram) get no seed. Post-processing of the same two DP outputs: no budget, no event;
+1c. *beyond zero*: when the core is the bucket around zero alone (a pile of zeros) and the
+   rest spreads too thinly for any run, the reading was "zeros only" and every non-zero value
+   was released missing (anes96's ``popul``: 24 % zeros, the other 76 % over 13 octaves, 755
+   rows). The DP count of cells less the zero bucket's noisy count is a DP count of the
+   non-zero values (noise √(σ_m² + σ²)); gated and seeded as in step 1b over the windows that
+   do not hold the zero bucket (``beyond_zero``), the window found joins the core. Same rates as
+   step 1b, same two DP outputs: no budget, no event;
 2. *quantile*: over the noisy counts of the support, the first and last buckets where the
    cumulative mass passes CLIP_SHARE (0.5 %) from each end: at most that share of the noisy
    kept mass is clipped on each side by choice;
@@ -315,10 +322,35 @@ def seed(noisy: np.ndarray, sigma: float, present: Present | None = None,
 
 
 def origin(noisy: np.ndarray, sigma: float, columns: int = 1,
-          present: Present | None = None) -> np.ndarray:
-    """The buckets the support grows from: the ``core``, or when it is empty the ``seed``."""
+          present: Present | None = None, zero: int | None = None) -> np.ndarray:
+    """The buckets the support grows from: the ``core``, or when it is empty the ``seed``; when
+    the core is the bucket around zero alone (``zero``), also the seed of the rest
+    (``beyond_zero``)."""
     kept = core(noisy, sigma, columns)
-    return kept if kept.any() else seed(noisy, sigma, present, columns)
+    if not kept.any():
+        return seed(noisy, sigma, present, columns)
+    if zero is not None and present is not None and np.flatnonzero(kept).tolist() == [zero]:
+        kept |= beyond_zero(noisy, sigma, zero, present, columns)
+    return kept
+
+
+def beyond_zero(noisy: np.ndarray, sigma: float, zero: int, present: Present,
+                columns: int = 1) -> np.ndarray:
+    """The ``seed`` of a column whose core is its pile at zero alone (module docstring, step
+    1c): the column's DP count of cells less the zero bucket's noisy count is a DP count of its
+    non-zero values (independent noises: σ² adds), gated and seeded as step 1b with no window
+    holding the zero bucket (its pile is known and must score nothing; a window across it joined
+    the negative side's noise to a non-negative column: a lower bound of −7 in 1 draw of 300).
+    A 24 %-zero count spread thinly over 13 octaves (anes96's ``popul``, 755 rows at σ = 32.6)
+    otherwise read "zeros only" and released its other 76 % as missing. A column with no
+    non-zero value passes the gate with probability ≤ column_false_occupancy / FALSE_SEED and
+    its masked pure-noise histogram seeds with probability ≤ FALSE_SEED: ≤
+    column_false_occupancy, the core's rate (as step 1b).
+    Post-processing of the same two DP outputs: no budget, no event."""
+    rest = Present(present.count - float(noisy[zero]), math.hypot(present.sigma, sigma))
+    masked = np.asarray(noisy, dtype=float).copy()
+    masked[zero] = -np.inf  # no window holds the known pile, nor joins both signs across it
+    return seed(masked, sigma, rest, columns)
 
 
 @dataclass(frozen=True)
@@ -367,13 +399,13 @@ def support(noisy: np.ndarray, sigma: float,
     the middle one by default). All False when neither shows anything. ``columns``: the job's
     DP-bounded columns (``occupancy_threshold``)."""
     noisy = np.asarray(noisy, dtype=float)
-    kept = origin(noisy, sigma, columns, present)
+    # the zero bucket: the tail rule never extends from it to negatives (years have none)
+    middle = noisy.size // 2 if buckets is None else buckets.zero
+    kept = origin(noisy, sigma, columns, present, middle)
     if not kept.any():
         return kept
     evident = noisy >= EXTEND_NOISE * sigma
     first, last = int(np.argmax(kept)), int(noisy.size - 1 - np.argmax(kept[::-1]))
-    # the zero bucket: the tail rule never extends from it to negatives (years have none)
-    middle = noisy.size // 2 if buckets is None else buckets.zero
     while first > 0 and first != middle and evident[first - 1]:
         first -= 1
         kept[first] = True
@@ -403,7 +435,7 @@ def read_bounds(noisy: np.ndarray, sigma: float, buckets: Buckets | YearBuckets,
     middle = buckets.zero
     # more than one octave: the thresholds show two buckets or more, or the support spans three
     # (one false tail pass next to a one-octave column — a year — must not count as spread)
-    shown = np.flatnonzero(origin(noisy, sigma, columns, present))
+    shown = np.flatnonzero(origin(noisy, sigma, columns, present, middle))
     spread = shown[-1] > shown[0] or occupied[-1] - occupied[0] >= 2
     hidden = EXTEND_NOISE * sigma > CLIP_SHARE * total  # a tail the noise hides may be too large
     # a few codes: away from zero, clipping lands on a value the column holds (CODE_VALUES)
