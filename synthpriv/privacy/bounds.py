@@ -479,3 +479,57 @@ def bounds_from_noisy(
     ``present``: the column's DP count of cells (the seed), or None."""
     reading = read_bounds(noisy, sigma, buckets, columns, present)
     return None if reading is None else (reading.lower, reading.upper)
+
+
+@dataclass(frozen=True)
+class HeapRange:
+    """What the noise says of a column's cells off its heaps, inside the buckets its bounds were
+    read from (``heap_range``): the smallest and largest kept heap there, the residual (the
+    buckets' noisy counts summed, minus the heaps' noisy counts) and the residual's σ."""
+
+    lower: float
+    upper: float
+    residual: float
+    sigma: float
+
+    @property
+    def codes(self) -> bool:
+        """Whether the column reads as "a few codes": its residual is below EXTEND_NOISE (2.5)
+        times its σ, the rule by which the tail rule keeps no bucket next to the support (a
+        bucket below 2.5σ is one the noise cannot tell from empty; the cells off the heaps are
+        one such bucket here). A column with no cell off its heaps passes with probability
+        Φ(2.5) ≈ 99.4 % (less when a heap's count is biased up by its selection, more likely
+        then); one whose off-heap cells hold 5σ rows with probability Φ(−2.5) ≈ 0.6 %.
+        Arithmetic, not tuned on any table."""
+        return self.residual < EXTEND_NOISE * self.sigma
+
+
+def heap_range(noisy: np.ndarray, sigma: float, buckets: Buckets | YearBuckets,
+               reading: BoundsReading | None, heaps: dict[float, int],
+               heap_sigma: float) -> HeapRange | None:
+    """The heaps' range test (issue 24: a year column of 7 values came back spread over its
+    octave, 1024–2047): ``heaps`` (heap discovery's kept values and their noisy counts, each at
+    ``heap_sigma``) are subtracted from the noisy counts (``noisy``, σ = ``sigma`` each) of the
+    buckets ``reading`` kept (first to last). Each row is in one bucket and one value, so the
+    residual estimates the rows of those buckets that sit on no kept heap, unbiased but for the
+    selection's (a kept count is ≥ its threshold), with σ_R² = b·σ² + k·σ_h² (b buckets, k
+    heaps: independent noises). When it is below 2.5σ_R (``HeapRange.codes``) the bounds may
+    become [smallest heap, largest heap]: no cell beyond them is left to draw rows from noise.
+    Values between heaps keep their cells. None when the rule has nothing to test: no reading, a
+    zeros-only one, date buckets, or fewer than 2 kept heaps in the buckets (one heap: bounds
+    need lower < upper, and a cell beside it would carry noise again). Post-processing of two DP
+    outputs (the bucket histogram and the heaps' noisy counts): no budget, no event."""
+    if reading is None or reading.zeros_only or not isinstance(buckets, Buckets):
+        return None
+    values = np.array(sorted(heaps), dtype=float)
+    if values.size == 0:
+        return None
+    inside = values[(buckets.index(values) >= reading.first)
+                    & (buckets.index(values) <= reading.last)]
+    if inside.size < 2:
+        return None
+    width = reading.last - reading.first + 1
+    residual = (float(np.sum(np.asarray(noisy, dtype=float)[reading.first:reading.last + 1]))
+                - float(sum(heaps[v] for v in inside)))
+    spread = math.sqrt(width * sigma**2 + inside.size * heap_sigma**2)
+    return HeapRange(float(inside[0]), float(inside[-1]), residual, spread)
