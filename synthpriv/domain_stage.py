@@ -12,7 +12,8 @@ the job's one Ledger:
   quantile on its noisy CDF, ``read_bounds``) and then serve exactly as public bounds would
   (values outside are clipped, the fine grid spans them). When no bucket clears the noise the
   column is released all missing (a categorical column with no category), never refused, and
-  ``domain_lines`` warns on the terminal;
+  ``domain_lines`` warns on the terminal. When the values heap discovery keeps (below) hold the
+  column's rows within the noise, the bounds become their range (``privacy.bounds.heap_range``);
 * a categorical column without ``categories``: DP partition selection (synthpriv.privacy.
   partition): values whose noisy count passes a threshold set from the δ share are kept, in
   sorted order; any other value is read as the column's ``other`` label, or as missing;
