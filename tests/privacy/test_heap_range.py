@@ -14,7 +14,7 @@ import pytest
 from scipy import stats
 
 from synthpriv.privacy.accountant import Ledger
-from synthpriv.privacy.bounds import EXTEND_NOISE
+from synthpriv.privacy.bounds import EXTEND_NOISE, SEEN_TAIL
 from tests.privacy.test_heap_discovery import _job, _resolve, _table
 
 YEARS = {float(year): 300 + 15 * (year - 2003) for year in range(2003, 2010)}  # Wage's shape
@@ -90,6 +90,26 @@ def test_the_rule_never_fires_on_a_significant_residual(tmp_path: Path) -> None:
         assert set(kept) == set(heaps)
         assert not stage.heap_ranges["x"].codes, stage.heap_ranges["x"]
         assert _bounds(resolved)[1] >= 63.0  # the tail is inside the bounds
+
+
+def test_no_heaps_range_where_the_noise_hides_a_large_tail(tmp_path: Path) -> None:
+    """Two heaps and nothing else, on a table so small that 5σ_R (a tail the test misses 0.6 %
+    of the time) exceeds SEEN_TAIL of its rows (anes96's case: 755 rows): the test cannot tell
+    a few codes from a column with a quarter of its rows off them, so the bounds stay the
+    octaves' in every draw, though the residual is ≈ 0 (it fires in ~99 % of draws without the
+    SEEN_TAIL condition)."""
+    heaps = {10.0: 2000, 20.0: 2000}
+    job, plan, stage = _job(tmp_path, _table(heaps))
+    _resolve(job, plan, stage, _table(heaps), 0)
+    each = int(2 * EXTEND_NOISE * stage.heap_ranges["x"].sigma / SEEN_TAIL / 2 * 0.8)
+    assert each > plan.noise["heap_threshold"] + 3 * plan.noise["heap_sigma"]  # kept heaps
+    small = _table({10.0: each, 20.0: each})
+    for seed in range(10):
+        resolved, kept = _resolve(job, plan, stage, small, seed)
+        assert set(kept) == {10.0, 20.0}
+        found = stage.heap_ranges["x"]
+        assert not found.seen and not found.codes, found
+        assert _bounds(resolved) != (10.0, 20.0) and _bounds(resolved)[0] <= 8.0
 
 
 @pytest.mark.parametrize("counts", [
