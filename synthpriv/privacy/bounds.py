@@ -501,7 +501,8 @@ SEEN_TAIL = 0.25
 @dataclass(frozen=True)
 class HeapRange:
     """What the noise says of a column's cells off its heaps, inside the buckets its bounds were
-    read from (``heap_range``): the smallest and largest kept heap there, the residual (the
+    read from (``heap_range``): the range of the kept heaps there (widened to the buckets beyond
+    them that the noise shows), the residual (the
     buckets' noisy counts summed, minus the heaps' noisy counts), the residual's σ, and the
     buckets' noisy total."""
 
@@ -540,11 +541,12 @@ def heap_range(noisy: np.ndarray, sigma: float, buckets: Buckets | YearBuckets,
     selection's (a kept count is ≥ its threshold), with σ_R² = b·σ² + k·σ_h² (b buckets, k
     heaps: independent noises). When it is below 2.5σ_R and 5σ_R is at most SEEN_TAIL of the
     buckets' noisy total (``HeapRange.codes``) the bounds may become [smallest heap, largest
-    heap]: no cell beyond them is left to draw rows from noise.
-    Values between heaps keep their cells. None when the rule has nothing to test: no reading, a
-    zeros-only one, date buckets, or fewer than 2 kept heaps in the buckets (one heap: bounds
-    need lower < upper, and a cell beside it would carry noise again). Post-processing of two DP
-    outputs (the bucket histogram and the heaps' noisy counts): no budget, no event."""
+    heap] (widened to a bucket beyond the heaps that the noise shows: ``_shown_beyond``): no
+    cell beyond them is left to draw rows from noise. Values between heaps keep their cells.
+    None when the rule has nothing to test: no reading, a zeros-only one, date buckets, or fewer
+    than 2 kept heaps in the buckets (one heap: bounds need lower < upper, and a cell beside it
+    would carry noise again). Post-processing of two DP outputs (the bucket histogram and the
+    heaps' noisy counts): no budget, no event."""
     if reading is None or reading.zeros_only or not isinstance(buckets, Buckets):
         return None
     values = np.array(sorted(heaps), dtype=float)
@@ -554,8 +556,29 @@ def heap_range(noisy: np.ndarray, sigma: float, buckets: Buckets | YearBuckets,
                     & (buckets.index(values) <= reading.last)]
     if inside.size < 2:
         return None
+    noisy = np.asarray(noisy, dtype=float)
     width = reading.last - reading.first + 1
-    total = float(np.sum(np.asarray(noisy, dtype=float)[reading.first:reading.last + 1]))
+    total = float(np.sum(noisy[reading.first:reading.last + 1]))
     residual = total - float(sum(heaps[v] for v in inside))
     spread = math.sqrt(width * sigma**2 + inside.size * heap_sigma**2)
-    return HeapRange(float(inside[0]), float(inside[-1]), residual, spread, total)
+    lower, upper = _shown_beyond(noisy, sigma, buckets, reading, inside)
+    return HeapRange(lower, upper, residual, spread, total)
+
+
+def _shown_beyond(noisy: np.ndarray, sigma: float, buckets: Buckets, reading: BoundsReading,
+                  heaps: np.ndarray) -> tuple[float, float]:
+    """The heaps' range, widened on each side to the outermost kept bucket beyond the heaps'
+    buckets whose noisy count is ≥ EXTEND_NOISE·σ (the tail rule's test: data the noise shows
+    on no heap, such as Fair's `rate_marriage` = 1, 80 rows at σ = 28, below the heap
+    threshold). Its value range's far end becomes the bound (0 for the bucket around zero, as
+    in ``read_bounds``). Post-processing of the noisy histogram."""
+    held = buckets.index(heaps)
+    lower, upper = float(heaps[0]), float(heaps[-1])
+    shown = [b for b in range(reading.first, reading.last + 1) if noisy[b] >= EXTEND_NOISE * sigma]
+    below = [b for b in shown if b < held.min()]
+    above = [b for b in shown if b > held.max()]
+    if below:
+        lower = 0.0 if below[0] == buckets.zero else buckets.value_range(below[0])[0]
+    if above:
+        upper = 0.0 if above[-1] == buckets.zero else buckets.value_range(above[-1])[1]
+    return lower, upper
