@@ -235,7 +235,7 @@ class DomainStage(Stage):
             valued = self.valued.get(name)  # a DP output; None for a declared column
             reading = read_bounds(noisy, sigma, grid, columns, valued)
             shape = octave_shape(noisy, sigma, grid, reading, columns, valued)
-            readings[name] = (noisy, reading, shape)
+            readings[name] = (noisy, reading, shape, columns, valued)
             found[name] = dp_bounds(schema.column(name), reading, shape)
         for name, counter in value_counts.items():
             column_sigma, threshold = sigma, int(plan.noise["category_threshold"])
@@ -251,10 +251,10 @@ class DomainStage(Stage):
                                     int(plan.noise["heap_threshold"]), source)
             self.heap_counts[name] = heaps
             if found[name].get("kind") != "categorical":  # not released all missing
-                noisy, reading, shape = readings[name]
+                noisy, reading, shape, columns, valued = readings[name]
                 found[name] = self._heap_bounds(schema.column(name), found[name], noisy, sigma,
                                                 buckets[name], reading, shape, heaps,
-                                                plan.noise["heap_sigma"])
+                                                plan.noise["heap_sigma"], columns, valued)
                 found[name]["point_masses"] = point_masses(schema.column(name), found[name],
                                                            list(heaps))
         ledger.extend(plan.events if realised is None else realised.events)
@@ -270,14 +270,15 @@ class DomainStage(Stage):
 
     def _heap_bounds(self, column: NumericColumn, domain: dict, noisy: np.ndarray, sigma: float,
                      grid: Buckets, reading: BoundsReading, shape: tuple, heaps: dict[float, int],
-                     heap_sigma: float) -> dict:
+                     heap_sigma: float, columns: int, valued: Present | None) -> dict:
         """``domain`` (the column's DP bounds), or [smallest heap, largest heap] when its kept
         heaps hold its rows within the noise (``privacy.bounds.heap_range``: "a few codes", a
         year column of 7 values, a Likert scale, a flag) and both bounds are DP ones. Nothing is
         spread at such a bound (``spread_clipped``): a tail the noise hid is clipped onto a heap,
         a value the column holds. Post-processing of the bucket histogram and the heaps' noisy
-        counts (DP outputs): no budget, no event; ``heap_ranges`` keeps the test's figures."""
-        found = heap_range(noisy, sigma, grid, reading, heaps, heap_sigma)
+        counts (DP outputs): no budget, no event; ``heap_ranges`` keeps the test's figures.
+        ``columns``, ``valued``: as the bounds were read with (``read_bounds``)."""
+        found = heap_range(noisy, sigma, grid, reading, heaps, heap_sigma, columns, valued)
         if found is None or column.lower is not None or column.upper is not None:
             return domain
         self.heap_ranges[column.name] = found

@@ -531,8 +531,8 @@ class HeapRange:
 
 
 def heap_range(noisy: np.ndarray, sigma: float, buckets: Buckets | YearBuckets,
-               reading: BoundsReading | None, heaps: dict[float, int],
-               heap_sigma: float) -> HeapRange | None:
+               reading: BoundsReading | None, heaps: dict[float, int], heap_sigma: float,
+               columns: int = 1, present: Present | None = None) -> HeapRange | None:
     """The heaps' range test (issue 24: a year column of 7 values came back spread over its
     octave, 1024–2047): ``heaps`` (heap discovery's kept values and their noisy counts, each at
     ``heap_sigma``) are subtracted from the noisy counts (``noisy``, σ = ``sigma`` each) of the
@@ -545,8 +545,9 @@ def heap_range(noisy: np.ndarray, sigma: float, buckets: Buckets | YearBuckets,
     cell beyond them is left to draw rows from noise. Values between heaps keep their cells.
     None when the rule has nothing to test: no reading, a zeros-only one, date buckets, or fewer
     than 2 kept heaps in the buckets (one heap: bounds need lower < upper, and a cell beside it
-    would carry noise again). Post-processing of two DP outputs (the bucket histogram and the
-    heaps' noisy counts): no budget, no event."""
+    would carry noise again). ``columns``, ``present``: as the reading was read with.
+    Post-processing of two DP outputs (the bucket histogram and the heaps' noisy counts): no
+    budget, no event."""
     if reading is None or reading.zeros_only or not isinstance(buckets, Buckets):
         return None
     values = np.array(sorted(heaps), dtype=float)
@@ -561,20 +562,23 @@ def heap_range(noisy: np.ndarray, sigma: float, buckets: Buckets | YearBuckets,
     total = float(np.sum(noisy[reading.first:reading.last + 1]))
     residual = total - float(sum(heaps[v] for v in inside))
     spread = math.sqrt(width * sigma**2 + inside.size * heap_sigma**2)
-    lower, upper = _shown_beyond(noisy, sigma, buckets, reading, inside)
+    shown = support(noisy, sigma, buckets, columns, present)
+    lower, upper = _shown_beyond(shown, buckets, reading, inside)
     return HeapRange(lower, upper, residual, spread, total)
 
 
-def _shown_beyond(noisy: np.ndarray, sigma: float, buckets: Buckets, reading: BoundsReading,
+def _shown_beyond(shown: np.ndarray, buckets: Buckets, reading: BoundsReading,
                   heaps: np.ndarray) -> tuple[float, float]:
     """The heaps' range, widened on each side to the outermost kept bucket beyond the heaps'
-    buckets whose noisy count is ≥ EXTEND_NOISE·σ (the tail rule's test: data the noise shows
-    on no heap, such as Fair's `rate_marriage` = 1, 80 rows at σ = 28, below the heap
-    threshold). Its value range's far end becomes the bound (0 for the bucket around zero, as
-    in ``read_bounds``). Post-processing of the noisy histogram."""
+    buckets that the noise shows (``shown``: the ``support`` the bounds were read from, its
+    core and its tail rule's buckets ≥ EXTEND_NOISE·σ, not a lone 2.5σ pass among the 16 empty
+    octaves below 1 of a continuous column): data on no heap, such as Fair's `rate_marriage` =
+    1, 80 rows at σ = 28, below the heap threshold. Its value range's far end becomes the bound
+    (0 for the bucket around zero, as in ``read_bounds``). Post-processing of the noisy
+    histogram."""
     held = buckets.index(heaps)
     lower, upper = float(heaps[0]), float(heaps[-1])
-    shown = [b for b in range(reading.first, reading.last + 1) if noisy[b] >= EXTEND_NOISE * sigma]
+    shown = [int(b) for b in np.flatnonzero(shown) if reading.first <= b <= reading.last]
     below = [b for b in shown if b < held.min()]
     above = [b for b in shown if b > held.max()]
     if below:
