@@ -73,9 +73,11 @@ The read-out (``read_bounds``), a DP quantile on the noisy histogram's CDF:
 
 4. *heaps' range* (``heap_range``, run by the domain step once heap discovery has kept a
    column's heaps): when the kept heaps' noisy counts account for the noisy mass of the kept
-   buckets within 2.5σ of their difference, the bounds become [smallest heap, largest heap] (a
-   year column of 7 values: [2003, 2009], not the octave [1024, 2047], whose other 1,016 values
-   drew rows from noise). Post-processing of the same histogram and the heaps' noisy counts.
+   buckets within 2.5σ of their difference, and that σ is small enough to see a tail of a
+   quarter of the rows (SEEN_TAIL), the bounds become [smallest heap, largest heap], widened to
+   a bucket of the support beyond the heaps (a year column of 7 values: [2003, 2009], not the
+   octave [1024, 2047], whose other 1,016 values drew rows from noise). Post-processing of the
+   same histogram and the heaps' noisy counts.
 
 Why a histogram and not an exponential-mechanism quantile (Smith 2011; JointExp, Gillenwater et
 al. 2021) or an unbounded search (Durfee 2023): those need a public range or a pure-DP
