@@ -94,9 +94,9 @@ MUTATIONS: tuple[Mutation, ...] = (
         "(d) DP bounds read from the exact bucket counts"),
     Mutation(
         "grid-shape-exact-buckets", "synthpriv/domain_stage.py",
-        "octave_shape(noisy, sigma, grid, reading, columns, valued))",
-        "octave_shape(bucket_counts[name].astype(float), sigma, grid, reading, columns, "
-        "valued))",
+        "shape = octave_shape(noisy, sigma, grid, reading, columns, valued)",
+        "shape = octave_shape(bucket_counts[name].astype(float), sigma, grid, reading, "
+        "columns, valued)",
         ("tests/test_octave_grid.py",),
         "the fine grid's shape (grid_shape) read from the exact bucket counts"),
     Mutation(
@@ -302,6 +302,20 @@ MUTATIONS: tuple[Mutation, ...] = (
         "                                    1, source)",
         ("tests/privacy/test_heap_discovery.py",),
         "heap discovery keeps every value present (no partition-selection threshold)"),
+    Mutation(
+        "heap-range-exact-buckets", "synthpriv/domain_stage.py",
+        "found[name] = self._heap_bounds(schema.column(name), found[name], noisy, sigma,",
+        "found[name] = self._heap_bounds(schema.column(name), found[name],"
+        " bucket_counts[name], sigma,",
+        ("tests/privacy/test_heap_range.py",),
+        "the heaps' range test reads the exact bucket counts, not the noisy histogram"),
+    Mutation(
+        "heap-range-exact-heaps", "synthpriv/domain_stage.py",
+        "buckets[name], reading, shape, heaps,",
+        "buckets[name], reading, shape, {v: counter[v] for v in heaps},",
+        ("tests/privacy/test_heap_range.py",),
+        "the heaps' range test subtracts the kept heaps' exact counts, not their noisy"
+        " ones"),
     Mutation(
         "realloc-weight-not-shared", "synthpriv/privacy/domain_budget.py",
         "realised.weight = 1.0 + unused / len(cats)",

@@ -12,7 +12,8 @@ the job's one Ledger:
   quantile on its noisy CDF, ``read_bounds``) and then serve exactly as public bounds would
   (values outside are clipped, the fine grid spans them). When no bucket clears the noise the
   column is released all missing (a categorical column with no category), never refused, and
-  ``domain_lines`` warns on the terminal;
+  ``domain_lines`` warns on the terminal. When the values heap discovery keeps (below) hold the
+  column's rows within the noise, the bounds become their range (``privacy.bounds.heap_range``);
 * a categorical column without ``categories``: DP partition selection (synthpriv.privacy.
   partition): values whose noisy count passes a threshold set from the δ share are kept, in
   sorted order; any other value is read as the column's ``other`` label, or as missing;
@@ -38,6 +39,7 @@ import copy
 import math
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -61,8 +63,10 @@ from synthpriv.privacy.bounds import (
     MIN_EXPONENT,
     BoundsReading,
     Buckets,
+    HeapRange,
     Present,
     YearBuckets,
+    heap_range,
     octave_shape,
     read_bounds,
 )
@@ -140,6 +144,8 @@ class DomainStage(Stage):
         self.kept_shares: dict[str, float] = {}
         # per heap column, the values heap discovery kept with their noisy counts (DP outputs)
         self.heap_counts: dict[str, dict[float, int]] = {}
+        # per heap column with 2+ heaps inside its DP bounds, the heaps' range test (DP figures)
+        self.heap_ranges: dict[str, HeapRange] = {}
         # per discovered column, the threshold T its discovery used (public given the kinds)
         self.thresholds: dict[str, int] = {}
 
@@ -223,12 +229,14 @@ class DomainStage(Stage):
         sigma = plan.noise["sigma"]
         found: dict[str, dict] = {}
         columns = int(plan.noise["bounded_columns"]) if buckets else 1  # false buckets: per job
+        readings = {}  # per column: its noisy bucket counts, reading and octave shape (DP)
         for name, grid in buckets.items():
             noisy = discrete_gaussian_histogram(bucket_counts[name], sigma, source)
             valued = self.valued.get(name)  # a DP output; None for a declared column
             reading = read_bounds(noisy, sigma, grid, columns, valued)
-            found[name] = dp_bounds(schema.column(name), reading,
-                                    octave_shape(noisy, sigma, grid, reading, columns, valued))
+            shape = octave_shape(noisy, sigma, grid, reading, columns, valued)
+            readings[name] = (noisy, reading, shape, columns, valued)
+            found[name] = dp_bounds(schema.column(name), reading, shape)
         for name, counter in value_counts.items():
             column_sigma, threshold = sigma, int(plan.noise["category_threshold"])
             if name in self.kinds and realised.category_sigma is not None:  # reallocated
@@ -243,6 +251,10 @@ class DomainStage(Stage):
                                     int(plan.noise["heap_threshold"]), source)
             self.heap_counts[name] = heaps
             if found[name].get("kind") != "categorical":  # not released all missing
+                noisy, reading, shape, columns, valued = readings[name]
+                found[name] = self._heap_bounds(schema.column(name), found[name], noisy, sigma,
+                                                buckets[name], reading, shape, heaps,
+                                                plan.noise["heap_sigma"], columns, valued)
                 found[name]["point_masses"] = point_masses(schema.column(name), found[name],
                                                            list(heaps))
         ledger.extend(plan.events if realised is None else realised.events)
@@ -255,6 +267,25 @@ class DomainStage(Stage):
         resolved = copy.copy(job)
         resolved.schema = parse_schema(raw, f"{job.source}: the schema with its DP domain")
         return resolved
+
+    def _heap_bounds(self, column: NumericColumn, domain: dict, noisy: np.ndarray, sigma: float,
+                     grid: Buckets, reading: BoundsReading, shape: tuple, heaps: dict[float, int],
+                     heap_sigma: float, columns: int, valued: Present | None) -> dict:
+        """``domain`` (the column's DP bounds), or [smallest heap, largest heap] when its kept
+        heaps hold its rows within the noise (``privacy.bounds.heap_range``: "a few codes", a
+        year column of 7 values, a Likert scale, a flag) and both bounds are DP ones. Nothing is
+        spread at such a bound (``spread_clipped``): a tail the noise hid is clipped onto a heap,
+        a value the column holds. Post-processing of the bucket histogram and the heaps' noisy
+        counts (DP outputs): no budget, no event; ``heap_ranges`` keeps the test's figures.
+        ``columns``, ``valued``: as the bounds were read with (``read_bounds``)."""
+        found = heap_range(noisy, sigma, grid, reading, heaps, heap_sigma, columns, valued)
+        if found is None or column.lower is not None or column.upper is not None:
+            return domain
+        self.heap_ranges[column.name] = found
+        if not found.codes:
+            return domain
+        within = dp_bounds(column, replace(reading, lower=found.lower, upper=found.upper), shape)
+        return {**within, "spread_clipped": []}
 
     def realised(self, plan: StagePlan, schema: Schema) -> RealisedNoise:
         """Pass (2)'s noise for the kinds ``schema`` holds (decided under DP): the plan's ρ and
