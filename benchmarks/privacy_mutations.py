@@ -385,6 +385,13 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("tests/privacy/test_bounds_beyond_zero.py",),
         "step 1c's windows may hold the zero bucket: the pile of zeros scores them, so a column "
         "of zeros seeds the noise next to zero and gets fake values"),
+    Mutation(
+        "heap-counts-exact", "synthpriv/domain_stage.py",
+        "found[name][\"heap_counts\"] = heap_entries(heaps, masses,",
+        "found[name][\"heap_counts\"] = heap_entries({v: counter[v] for v in heaps}, masses,",
+        ("tests/marginals/test_heap_counts.py",),
+        "a numeric column's heap_counts (in the release's schema, combined onto the point-mass "
+        "cells) are the kept heaps' exact counts, not their noisy ones"),
 )
 
 

@@ -255,8 +255,10 @@ class DomainStage(Stage):
                 found[name] = self._heap_bounds(schema.column(name), found[name], noisy, sigma,
                                                 buckets[name], reading, shape, heaps,
                                                 plan.noise["heap_sigma"], columns, valued)
-                found[name]["point_masses"] = point_masses(schema.column(name), found[name],
-                                                           list(heaps))
+                masses = point_masses(schema.column(name), found[name], list(heaps))
+                found[name]["point_masses"] = masses
+                found[name]["heap_counts"] = heap_entries(heaps, masses,
+                                                          plan.noise["heap_sigma"])
         ledger.extend(plan.events if realised is None else realised.events)
         raw = schema.model_dump()
         for column in raw["columns"]:
@@ -394,6 +396,16 @@ def point_masses(column: NumericColumn, domain: dict, heaps: list[float]) -> lis
                      if lower <= v <= upper and (column.precision is None
                                                  or round(v, column.precision) == v)})
     return values or None
+
+
+def heap_entries(heaps: dict[float, int], masses: list[float] | None,
+                 sigma: float) -> list[dict] | None:
+    """``heap_counts`` for the resolved column: each kept heap that became a point mass
+    (``masses``) with its noisy count and σ (DP outputs of ``noisy_selection``, released in the
+    manifest's schema); None if none. Post-processing: no budget, no event."""
+    entries = [{"value": float(v), "count": float(c), "sigma": float(sigma)}
+               for v, c in heaps.items() if float(v) in (masses or ())]
+    return entries or None
 
 
 def kept_share(kept: dict[str, int], present: float) -> float:

@@ -176,6 +176,18 @@ class KeptCount(_Strict):
     threshold: float
 
 
+class HeapCount(_Strict):
+    """The domain step's noisy count of one value heap discovery kept (DP partition selection,
+    ``noisy_selection`` at σ_h = the plan's ``heap_sigma``): the value, its count (rows, as
+    the fine 1-way marginal counts them) and σ_h. A DP output (post-processing);
+    ``marginals.compress.with_heaps`` combines it with the fine 1-way count of the point mass's
+    own cell. Conditioned on passing the heap threshold, a count near it errs high."""
+
+    value: float
+    count: float
+    sigma: float = Field(gt=0)
+
+
 class CategoricalColumn(_Strict):
     """A column whose values come from a public, closed list of categories: text, compared with
     the data's cells as written (numbers in the list are accepted: ``category_text``). Without
@@ -339,6 +351,12 @@ class NumericColumn(_Strict):
         "histogram (post-processing), so a column spread over many octaves gets cells where its "
         "mass is; adaptive columns with both bounds only",
     )
+    heap_counts: list[HeapCount] | None = Field(
+        default=None, description="set by the DP domain step (a DP output, released in the "
+        "manifest's schema): the noisy count and σ heap discovery kept each of its point masses "
+        "with. The marginals stage combines each with the fine 1-way count of that value's own "
+        "cell (no budget: post-processing); declared point masses have none",
+    )
 
     @model_validator(mode="after")
     def _check_grid_shape(self) -> NumericColumn:
@@ -361,6 +379,9 @@ class NumericColumn(_Strict):
     @model_validator(mode="after")
     def _check_point_masses(self) -> NumericColumn:
         if not self.point_masses:
+            if self.heap_counts:
+                raise ValueError(f"'{self.name}': heap_counts need point_masses (one per kept "
+                                 "heap); drop heap_counts (the domain step writes them)")
             return self
         name = self.name
         if not self.adaptive:
@@ -382,6 +403,10 @@ class NumericColumn(_Strict):
                                  f"[{low}, {high}]; drop it or widen the bounds")
         if len(set(self.point_masses)) != len(self.point_masses):
             raise ValueError(f"'{name}': point_masses repeat a value: {self.point_masses}")
+        stray = [h.value for h in self.heap_counts or () if h.value not in self.point_masses]
+        if stray:
+            raise ValueError(f"'{name}': heap_counts give values {stray} that are not among its "
+                             "point_masses; drop them (the domain step writes heap_counts)")
         return self
 
     @model_validator(mode="after")

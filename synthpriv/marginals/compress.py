@@ -765,12 +765,13 @@ def combine_levels(
 ) -> Measurement:
     """A grid 1-way measurement combined with the sums of the fine one over each grid cell:
     two independent noisy counts of the same cell (σ_g, and σ_f·√k for a cell of k fine
-    cells), weighted by inverse variance (the bottom-up step of Hay et al. 2010's consistent
+    cells: the sum of their variances, per cell once ``with_heaps`` combined some), weighted by
+    inverse variance (the bottom-up step of Hay et al. 2010's consistent
     tree). A cell of one fine cell (Adult's ages, a bound, 0) gains most. Post-processing."""
     cells = int(to_grid.max()) + 1
-    size = np.bincount(to_grid, minlength=cells).astype(float)
     grid_var = np.broadcast_to(np.asarray(grid_measurement.sigma, dtype=float) ** 2, (cells,))
-    fine_var = size * float(np.max(fine_measurement.sigma)) ** 2
+    fine_sigma = np.broadcast_to(np.asarray(fine_measurement.sigma, dtype=float), to_grid.shape)
+    fine_var = np.bincount(to_grid, weights=np.square(fine_sigma), minlength=cells)
     summed = np.bincount(to_grid, weights=np.asarray(fine_measurement.noisy_counts, dtype=float),
                          minlength=cells)
     noisy, variance = inverse_variance(grid_measurement.noisy_counts, grid_var, summed, fine_var)
@@ -819,6 +820,38 @@ def with_discovery(column: CategoricalColumn, measurement: Measurement) -> Measu
     for cell, kept in enumerate(column.kept_counts):
         if kept is not None and kept.count >= kept.threshold + DISCOVERY_MARGIN * kept.sigma:
             second[cell], second_var[cell] = kept.count, kept.sigma ** 2
+    if not np.isfinite(second_var).any():
+        return measurement
+    counts, variance = inverse_variance(noisy, np.square(measurement.sigma), second, second_var)
+    return Measurement(measurement.clique, counts, np.sqrt(variance))
+
+
+def with_heaps(column: NumericColumn, measurement: Measurement) -> Measurement:
+    """A numeric column's FINE 1-way measurement with each point mass's own cell combined, by
+    inverse variance (``inverse_variance``), with the noisy count heap discovery kept that value
+    with (``column.heap_counts``: a DP output of the domain step, its own noise, independent of
+    the recipe's): per-cell σ from then on. Only a cell that holds exactly that value (an
+    integer's [v, v+1), a continuous [v, nextafter(v))) and no clipped rows (not a bound, unless
+    values outside the bounds are read as missing) is combined; declared point masses (no count)
+    and every other cell keep the recipe's count. Post-processing: no budget, no event."""
+    if not column.heap_counts:
+        return measurement
+    noisy = np.asarray(measurement.noisy_counts, dtype=float)
+    edges = column.bin_edges()
+    if len(noisy) != len(edges) - 1 + int(column.missing):
+        raise ValueError(f"internal error: the fine 1-way measurement of '{column.name}' has "
+                         f"{len(noisy)} cells, its fine grid {len(edges) - 1}")
+    second = np.zeros(len(noisy))
+    second_var = np.full(len(noisy), np.inf)
+    clipped = {column.lower, column.upper} if column.outside == "clip" else set()
+    for heap in column.heap_counts:
+        cell = int(np.searchsorted(edges, heap.value, side="right")) - 1
+        if not 0 <= cell < len(edges) - 1 or edges[cell] != heap.value or heap.value in clipped:
+            continue
+        alone = (edges[cell + 1] == heap.value + 1 if column.kind == "integer"
+                 else edges[cell + 1] == np.nextafter(heap.value, np.inf))
+        if alone:
+            second[cell], second_var[cell] = heap.count, heap.sigma ** 2
     if not np.isfinite(second_var).any():
         return measurement
     counts, variance = inverse_variance(noisy, np.square(measurement.sigma), second, second_var)

@@ -46,6 +46,7 @@ from synthpriv.marginals.compress import (
     identity,
     measured_grid,
     with_discovery,
+    with_heaps,
 )
 from synthpriv.marginals.estimation import estimate
 from synthpriv.marginals.independent import IndependentModel
@@ -300,6 +301,15 @@ class MarginalsStage(Stage):
                     column := schema.column(m.clique[0]), CategoricalColumn) else m
                 for m in one_way]
 
+    @staticmethod
+    def _with_heaps(state: PipelineState,
+                    fine_one_way: Mapping[str, Measurement]) -> dict[str, Measurement]:
+        """The fine 1-way measurements with each heap's own cell combined with the domain step's
+        noisy count of that heap (``compress.with_heaps``: post-processing of DP outputs, no
+        budget), before the levels are combined and ``compose`` reads them."""
+        schema = state.encoder.schema
+        return {a: with_heaps(schema.column(a), m) for a, m in fine_one_way.items()}
+
     def _adapt(
         self, state: PipelineState, data: CountSource, one_way: list[Measurement],
         fine: CountSource, grid: Coarsening | None,
@@ -314,7 +324,8 @@ class MarginalsStage(Stage):
         if not self.options.adaptive_domain:
             return data, one_way
         adaptive = {c.name for c in schema.modelled if isinstance(c, NumericColumn) and c.adaptive}
-        fine_one_way = {a: m for a, m in (fine_one_way or {}).items() if a in adaptive}
+        fine_one_way = self._with_heaps(state, {a: m for a, m in (fine_one_way or {}).items()
+                                                if a in adaptive})
         if grid is None and fine_one_way:
             grid = identity(fine.domain)
         combined = {m.clique[0]: combine_levels(m, grid.maps[m.clique[0]], fine_one_way[m.clique[0]])

@@ -10,7 +10,6 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.stats import chi2, norm
 
 from synthpriv import Synthesizer
 from synthpriv.errors import SchemaError
@@ -18,6 +17,7 @@ from synthpriv.marginals import compress
 from synthpriv.marginals.compress import inverse_variance, with_discovery
 from synthpriv.marginals.measurement import Measurement
 from synthpriv.schema import parse_schema
+from tests.marginals.noise_checks import assert_error_variance, assert_same_spend
 
 
 def _column(kept_counts: list | None, other: str | None = None):
@@ -117,14 +117,7 @@ def test_the_combined_measurement_carries_both_noises_not_exact_counts() -> None
         sigma = np.broadcast_to(measured.sigma, np.shape(measured.noisy_counts))
         assert np.allclose(sigma[:-1], np.sqrt(expected)), (sigma, np.sqrt(expected))
         errors.extend(np.asarray(measured.noisy_counts, dtype=float)[:-1] - exact)
-    errors = np.asarray(errors)
-    draws = len(errors)
-    assert abs(errors.mean()) <= norm.isf(1e-4 / 2) * np.sqrt(expected / draws), errors.mean()
-    low, high = chi2.ppf([1e-4 / 2, 1 - 1e-4 / 2], draws - 1) / (draws - 1)
-    ratio = errors.var(ddof=1) / expected
-    assert low <= ratio <= high, (
-        f"the combined counts' error variance is {ratio:.2f}× the formula's: 1 when both the "
-        "recipe's and discovery's noisy counts are combined")
+    assert_error_variance(np.asarray(errors), expected, "combined counts")
 
 
 @pytest.mark.parametrize("recipe", ["mst", "aim"])
@@ -145,10 +138,4 @@ def test_a_safe_draft_release_runs_and_spends_what_it_planned(recipe: str, monke
     assert after.job.schema.column("group").kept_counts is not None
     monkeypatch.setattr(compress, "DISCOVERY_MARGIN", np.inf)
     before = run()
-    delta = after.job.config.budget.delta
-    assert after._fitted.synthesis.ledger.epsilon(delta) == pytest.approx(
-        before._fitted.synthesis.ledger.epsilon(delta), rel=1e-12)
-    assert after.epsilon <= 1.0 + 1e-9
-    if recipe == "mst":
-        assert after._fitted.synthesis.ledger.events == before._fitted.synthesis.ledger.events
-    assert not after.synthetic.equals(before.synthetic)
+    assert_same_spend(after, before, recipe)
