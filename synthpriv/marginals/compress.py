@@ -795,6 +795,17 @@ def inverse_variance(
     return noisy, np.where(present, first_var * other / (first_var + other), first_var)
 
 
+def _with_counts(measurement: Measurement, second: np.ndarray,
+                 second_var: np.ndarray) -> Measurement:
+    """``measurement`` with the cells that have a second count (finite ``second_var``)
+    combined with it by inverse variance, per-cell σ from then on; unchanged when none has."""
+    if not np.isfinite(second_var).any():
+        return measurement
+    counts, variance = inverse_variance(measurement.noisy_counts, np.square(measurement.sigma),
+                                        second, second_var)
+    return Measurement(measurement.clique, counts, np.sqrt(variance))
+
+
 DISCOVERY_MARGIN = 0.0  # a kept count is combined from T + DISCOVERY_MARGIN·σ (``with_discovery``)
 
 
@@ -820,10 +831,7 @@ def with_discovery(column: CategoricalColumn, measurement: Measurement) -> Measu
     for cell, kept in enumerate(column.kept_counts):
         if kept is not None and kept.count >= kept.threshold + DISCOVERY_MARGIN * kept.sigma:
             second[cell], second_var[cell] = kept.count, kept.sigma ** 2
-    if not np.isfinite(second_var).any():
-        return measurement
-    counts, variance = inverse_variance(noisy, np.square(measurement.sigma), second, second_var)
-    return Measurement(measurement.clique, counts, np.sqrt(variance))
+    return _with_counts(measurement, second, second_var)
 
 
 def with_heaps(column: NumericColumn, measurement: Measurement) -> Measurement:
@@ -852,10 +860,7 @@ def with_heaps(column: NumericColumn, measurement: Measurement) -> Measurement:
                  else edges[cell + 1] == np.nextafter(heap.value, np.inf))
         if alone:
             second[cell], second_var[cell] = heap.count, heap.sigma ** 2
-    if not np.isfinite(second_var).any():
-        return measurement
-    counts, variance = inverse_variance(noisy, np.square(measurement.sigma), second, second_var)
-    return Measurement(measurement.clique, counts, np.sqrt(variance))
+    return _with_counts(measurement, second, second_var)
 
 
 def identity(domain: Domain) -> Coarsening:
