@@ -45,6 +45,7 @@ from synthpriv.marginals.compress import (
     compose,
     identity,
     measured_grid,
+    measured_groups,
     with_buckets,
     with_discovery,
     with_heaps,
@@ -314,20 +315,24 @@ class MarginalsStage(Stage):
     @staticmethod
     def _with_buckets(state: PipelineState, one_way: list[Measurement],
                       combined: Mapping[str, Measurement],
-                      grid: Coarsening | None) -> dict[str, Measurement]:
+                      grid: Coarsening | None,
+                      ) -> tuple[dict[str, Measurement], dict[str, list[np.ndarray]]]:
         """``combined`` (the adaptive columns' grid-level 1-way counts, both levels combined;
         else their grid measurement) with the DP bounds' noisy bucket counts combined in
         (``compress.with_buckets``: post-processing of DP outputs, no budget), before the
-        adaptive domain is chosen from them."""
+        adaptive domain is chosen from them; and per such column the grid cells of each bucket
+        group combined (``compress.measured_groups``), whose masses are fitted group by group."""
         schema = state.encoder.schema
-        out = dict(combined)
+        out, groups = dict(combined), {}
         for m in one_way:
             column = schema.column(name := m.clique[0])
             if isinstance(column, NumericColumn) and column.adaptive and column.bucket_counts:
                 to_grid = (grid.maps[name] if grid is not None
                            else np.arange(len(np.atleast_1d(m.noisy_counts))))
-                out[name] = with_buckets(column, combined.get(name, m), to_grid)
-        return out
+                before = combined.get(name, m)
+                groups[name] = [g.cells for g in measured_groups(column, before, to_grid)]
+                out[name] = with_buckets(column, before, to_grid)
+        return out, groups
 
     def _adapt(
         self, state: PipelineState, data: CountSource, one_way: list[Measurement],
@@ -349,11 +354,11 @@ class MarginalsStage(Stage):
             grid = identity(fine.domain)
         combined = {m.clique[0]: combine_levels(m, grid.maps[m.clique[0]], fine_one_way[m.clique[0]])
                     for m in one_way if m.clique[0] in fine_one_way}
-        combined = self._with_buckets(state, one_way, combined, grid)
+        combined, buckets = self._with_buckets(state, one_way, combined, grid)
         records = float(self.context.public_records or estimate_total(one_way))
         chosen = choose_coarsening(
             schema, data.domain, one_way, records, max_bins=self.options.max_bins,
-            merge_categories=self.merges_categories, combined=combined,
+            merge_categories=self.merges_categories, combined=combined, buckets=buckets,
         )
         bins = {m.clique[0]: bin_count(records, float(np.max(m.sigma)), self.options.max_bins)
                 for m in one_way if m.clique[0] in fine_one_way}

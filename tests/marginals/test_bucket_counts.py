@@ -189,9 +189,9 @@ def test_the_combined_zero_cell_carries_every_noise(monkeypatch) -> None:
     combine = stage_module.MarginalsStage._with_buckets
 
     def spy(state, one_way, combined, grid):  # the real combination, its in- and output kept
-        out = combine(state, one_way, combined, grid)
+        out, groups = combine(state, one_way, combined, grid)
         seen.append(({m.clique[0]: m for m in one_way} | dict(combined), out))
-        return out
+        return out, groups
 
     monkeypatch.setattr(stage_module.MarginalsStage, "_with_buckets", staticmethod(spy))
     zeros = int((table["x"] == 0).sum())
