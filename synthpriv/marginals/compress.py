@@ -907,11 +907,11 @@ def with_buckets(column: NumericColumn, measurement: Measurement,
     count read [0, 3]); such a group is left as it is. Then (issue 24 item 3) a heap at that
     bound (``heap_counts``, which ``with_heaps`` skips there: its count is of the value alone)
     measures the bound's cell too: with the carried buckets beyond, heap + beyond counts the
-    cell (variance σ_h² + Σσ_b²), combined by inverse variance before the bucket update. Only
-    where the bound is the first (last) value of its bucket: a bound inside a bucket (the heaps'
-    range, Wage's [2003, 2009] in the octave 1,024–2,047) clips rows of the same bucket onto
-    itself that nothing measures apart; there the bucket's sum still reaches the bound cells
-    through the update. Bias: a bucket near its selection threshold errs high (up to ≈ 0.8σ_b),
+    cell (variance σ_h² + Σσ_b²), combined by inverse variance before the bucket update. A
+    bound inside its bucket (the heaps' range, Wage's [2003, 2009] in the octave 1,024–2,047)
+    clips rows of the same bucket onto itself that nothing measures apart: its heap is combined
+    only when the bucket's rows off its heaps read as none within the noise, with that noise
+    added (``_bound_heaps``). Bias: a bucket near its selection threshold errs high (up to ≈ 0.8σ_b),
     clipped rows below the test err the group low. Post-processing: no budget, no event."""
     if not column.bucket_counts:
         return measurement
@@ -1016,26 +1016,36 @@ def bucket_groups(column: NumericColumn, to_grid: np.ndarray) -> list[BucketGrou
 def _bound_heaps(column: NumericColumn, to_grid: np.ndarray,
                  group: BucketGroup) -> list[tuple[int, float, float]]:
     """The grid cells of ``group`` that hold a clipped bound alone and whose value is a kept
-    heap (``heap_counts``), with heap count + the carried buckets beyond that bound (all the
-    cell's rows: the value's own and those clipped onto it) and its variance. Only where the
-    bound is its bucket's first (last) value, so that nothing of the bound's own bucket lies
-    beyond it (``with_buckets``). Post-processing of DP outputs."""
+    heap (``heap_counts``), each with a count of all the cell's rows (the value's own and those
+    clipped onto it) and its variance: heap count + the carried buckets beyond that bound
+    (σ_h² + Σσ_b²). Where the bound lies inside its bucket (not its first, or last, value: the
+    heaps' range [2003, 2009] in the octave 1,024–2,047, a continuous column's 0 in the bucket
+    ±2⁻¹⁶), that bucket's rows beyond the bound are clipped onto it too and nothing counts
+    them apart; but the bucket count less its kept heaps' counts measures all its rows off the
+    heaps, those among them (σ_R² = σ_b² + Σσ_h²): the heap is combined only when that residual
+    is below ``CLIPPED_TEST``·σ_R, and then with σ_R² added to its variance (the clipped rows
+    are taken as none, within the test's noise). Post-processing of DP outputs."""
     if column.outside != "clip" or not column.heap_counts:
         return []
     edges = column.bin_edges()
-    buckets = column.bucket_counts or []
     out = []
     for heap in column.heap_counts:
         side = "lower" if heap.value == column.lower else "upper" if heap.value == column.upper \
             else None
-        if side not in group.sides:
-            continue
-        own = [b for b in buckets if b.lower <= heap.value <= b.upper]
-        edge = own and (own[0].lower if side == "lower" else own[0].upper) == heap.value
         cell = _own_cell(column, edges, heap.value)
-        if not edge or cell is None or int(np.sum(to_grid == to_grid[cell])) != 1:
+        if side not in group.sides or cell is None or int(np.sum(to_grid == to_grid[cell])) != 1:
             continue
         count, variance = group.beyond.get(side, (0.0, 0.0))
+        own = [b for b in column.bucket_counts or [] if b.lower <= heap.value <= b.upper][:1]
+        if not own:
+            continue
+        if (own[0].lower if side == "lower" else own[0].upper) != heap.value:
+            held = [h for h in column.heap_counts if own[0].lower <= h.value <= own[0].upper]
+            residual = own[0].count - sum(h.count for h in held)
+            spread = own[0].sigma ** 2 + sum(h.sigma ** 2 for h in held)
+            if residual >= CLIPPED_TEST * np.sqrt(spread):
+                continue  # the bucket holds rows off its heaps: some may be clipped here
+            variance += spread
         out.append((int(to_grid[cell]), heap.count + count, heap.sigma ** 2 + variance))
     return out
 

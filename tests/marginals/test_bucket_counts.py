@@ -101,28 +101,39 @@ def test_cells_holding_rows_clipped_from_unseen_buckets_are_left_alone() -> None
     assert out.noisy_counts[0] == pytest.approx((90 / 400 + 100 / 100) / (1 / 400 + 1 / 100))
 
 
-def test_a_heap_at_a_clipped_bound_is_combined_with_the_buckets_beyond() -> None:
-    """A heap at the lower bound 0 (its bucket [0, 0] starts there) and a carried bucket
-    [-1, -1] beyond it (its rows are clipped onto 0): the cell of 0 is the GLS of its count,
-    heap + beyond (variance σ_h² + σ_b²) and the zero bucket + beyond. A heap at a bound inside
-    its bucket (upper 50 in [32, 63]) is not combined: rows of 51-63 are clipped onto it."""
-    column = _column([(-1, -1, 5, 3), (0, 0, 100, 10), (1, 1, 40, 10), (2, 3, 60, 10),
-                      (4, 7, 10, 10), (8, 15, 10, 10), (16, 31, 10, 10), (32, 63, 10, 10)],
-                     lower=0, upper=50, missing=False, point_masses=[0, 50],
-                     heap_counts=[{"value": 0, "count": 110, "sigma": 8},
-                                  {"value": 50, "count": 30, "sigma": 8}])
-    edges = column.bin_edges()
-    noisy = np.full(len(edges) - 1, 2.0)
+def _bound_heap_column(top: float):
+    """Bounds [0, 50], heaps at both; carried buckets [-1, -1] (beyond 0) to [32, 63] (holding
+    50 inside: 51-63 clipped onto it), the last counting ``top``."""
+    return _column([(-1, -1, 5, 3), (0, 0, 100, 10), (1, 1, 40, 10), (2, 3, 60, 10),
+                    (4, 7, 10, 10), (8, 15, 10, 10), (16, 31, 10, 10), (32, 63, top, 10)],
+                   lower=0, upper=50, missing=False, point_masses=[0, 50],
+                   heap_counts=[{"value": 0, "count": 110, "sigma": 8},
+                                {"value": 50, "count": 30, "sigma": 8}])
+
+
+@pytest.mark.parametrize("top", [10.0, 200.0])
+def test_a_heap_at_a_clipped_bound_is_combined_from_what_the_buckets_measure(top: float) -> None:
+    """The heap at the lower bound 0 (its bucket [0, 0] starts there) measures the cell of 0
+    with the carried bucket beyond it ([-1, -1], clipped onto 0): heap + beyond, variance
+    σ_h² + σ_b²; the cell is the GLS of its count, that and the zero bucket + beyond. The heap
+    at 50, inside its bucket [32, 63]: combined (variance σ_h² + σ_R², σ_R² = σ_b² + σ_h²) when
+    the bucket less its heap reads as no other rows (10 − 30: < 2.5σ_R), not when it holds
+    170 more (rows of 51-63 are clipped onto 50)."""
+    column = _bound_heap_column(top)
+    noisy = np.full(len(column.bin_edges()) - 1, 2.0)
     noisy[0] = 90.0
     out = with_buckets(column, Measurement(("x",), noisy, 20.0), np.arange(len(noisy)))
     expected, _ = _gls(np.array([90.0]), np.array([400.0]), [[0], [0]], [115, 105],
                        [64 + 9, 100 + 9])
     assert out.noisy_counts[0] == pytest.approx(expected[0])
-    others = [(1, 1), (2, 3), (4, 7), (8, 15), (16, 31), (32, 50)]
-    reference, _ = _gls(noisy[1:], np.full(len(noisy) - 1, 400.0),
-                        [np.arange(lo - 1, hi) for lo, hi in others],
-                        [40, 60, 10, 10, 10, 10], [100] * 6)
-    assert np.allclose(out.noisy_counts[1:], reference)  # no heap on the bound 50's cell
+    last = len(noisy) - 2  # the cell of 50 among the cells from 1 on
+    spans = [np.arange(lo - 1, hi) for lo, hi in [(1, 1), (2, 3), (4, 7), (8, 15), (16, 31),
+                                                  (32, 50)]]
+    counts, variances = [40, 60, 10, 10, 10, top], [100] * 6
+    if top - 30 < 2.5 * np.sqrt(100 + 64):
+        spans, counts, variances = spans + [[last]], counts + [30], variances + [64 + 164]
+    reference, _ = _gls(noisy[1:], np.full(len(noisy) - 1, 400.0), spans, counts, variances)
+    assert np.allclose(out.noisy_counts[1:], reference)
 
 
 def test_bucket_counts_must_be_disjoint_and_on_an_adaptive_column() -> None:
