@@ -17,7 +17,12 @@ from synthpriv import Synthesizer
 from synthpriv.config import load_job
 from synthpriv.errors import SchemaError
 from synthpriv.marginals import stage as stage_module
-from synthpriv.marginals.compress import bucket_groups, with_buckets
+from synthpriv.marginals.compress import (
+    bucket_groups,
+    bucket_masses,
+    fitted_masses,
+    with_buckets,
+)
 from synthpriv.marginals.measurement import Measurement
 from synthpriv.pipeline import plan_job, resolve_domain
 from synthpriv.privacy.accountant import Ledger
@@ -134,6 +139,23 @@ def test_a_heap_at_a_clipped_bound_is_combined_from_what_the_buckets_measure(top
         spans, counts, variances = spans + [[last]], counts + [30], variances + [64 + 164]
     reference, _ = _gls(noisy[1:], np.full(len(noisy) - 1, 400.0), spans, counts, variances)
     assert np.allclose(out.noisy_counts[1:], reference)
+
+
+def test_a_bucket_groups_cells_take_at_most_what_its_sum_holds() -> None:
+    """Masses (``bucket_masses``): a group of 4 cells of noise beyond the data (sum 5, as its
+    bucket measured) keeps 5 rows in all (scaled with the column to its total), where the
+    column's one projection (``fitted_masses``) left 62 rows of its noise there; the other
+    group is its own projection; every mass ≥ 0 and the column keeps its total."""
+    noisy = np.array([500.0, 400.0, 300.0, 60.0, -50.0, 40.0, -45.0])
+    groups = [np.arange(3), np.arange(3, 7)]
+    total = 1205.0
+    mass = bucket_masses(noisy, total, groups)
+    assert mass.sum() == pytest.approx(total) and (mass >= 0).all()
+    scale = total / (1200.0 + 5.0)
+    assert mass[3:].sum() == pytest.approx(5.0 * scale)
+    assert np.allclose(mass[:3], fitted_masses(noisy[:3]) * scale)
+    assert fitted_masses(noisy, total)[3:].sum() > 60  # the one projection: the noise stays
+    assert np.array_equal(bucket_masses(noisy, total, []), fitted_masses(noisy, total))
 
 
 def test_bucket_counts_must_be_disjoint_and_on_an_adaptive_column() -> None:
