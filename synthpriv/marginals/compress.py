@@ -223,15 +223,15 @@ def choose_coarsening(
     schema: Schema, fine: Domain, one_way: Sequence[Measurement], records: float,
     max_bins: int = MAX_BINS, merge_categories: bool = True,
     combined: Mapping[str, Measurement] | None = None,
-    buckets: Mapping[str, Sequence[np.ndarray]] | None = None,
+    buckets: Mapping[str, Sequence[BucketGroup]] | None = None,
 ) -> Coarsening:
     """The coarse domain from the noisy 1-way ``one_way`` measurements (one per attribute, on
     the fine domain) and the DP record estimate ``records``: post-processing only. ``combined``:
     better estimates of some of those 1-way counts (``combine_levels``), whose masses and 3σ rule
     are used; the number of bins still follows the noise of ``one_way`` (that of the
-    measurements to come). ``buckets``: per adaptive column, the grid cells of each bucket group
-    combined in (``measured_groups``), whose masses are projected group by group
-    (``bucket_masses``)."""
+    measurements to come). ``buckets``: per adaptive column, the bucket groups combined in
+    (``measured_groups``), whose masses are projected on their own where their sum reads as
+    none (``bucket_masses``)."""
     by_attribute = {m.clique[0]: m for m in one_way if len(m.clique) == 1}
     combined = combined or {}
     maps, masses, sizes, fitted, noise = {}, {}, {}, set(), {}
@@ -949,20 +949,25 @@ def measured_groups(column: NumericColumn, measurement: Measurement,
                     float(variance[group.cells].sum()) + group.variance)))]
 
 
-def bucket_masses(noisy: np.ndarray, total: float, groups: Sequence[np.ndarray]) -> np.ndarray:
-    """``fitted_masses`` with each bucket group's cells (``groups``: grid cells, from
-    ``measured_groups``) projected onto the non-negative counts of their own noisy sum (the GLS
-    estimate of the group, ``with_buckets``), instead of sharing one shift with the whole
-    column: the Euclidean projection onto {x ≥ 0, Σ_group x = that sum for each group}. A cell
-    of pure noise beyond the data then takes at most what its bucket holds (the catfold tail:
-    Wage's ages 81–127 drew 2–4 % of the released ages from the grid's noise, where the bucket
-    [64, 127] counts the 64–80 year-olds only). Cells of no group keep the column's projection;
-    all are then scaled to ``total`` (n̂ less the missing rows, a few % off the groups' sum at
-    most). Post-processing of the noisy counts."""
+def bucket_masses(noisy: np.ndarray, total: float, groups: Sequence[BucketGroup]) -> np.ndarray:
+    """``fitted_masses``, with the cells of each bucket group (``groups``: from
+    ``measured_groups``) whose noisy sum (the GLS estimate of the group, ``with_buckets``) is
+    not told apart from 0 — below ``SIGNIFICANT`` (3) times its bucket counts' σ, which bounds
+    the combined sum's — projected onto non-negative counts of that sum of their own instead of
+    sharing one shift with the whole column: the Euclidean projection onto {x ≥ 0, Σ_group x =
+    that sum}. Cells of noise beyond the data then take at most what their bucket holds (the
+    catfold tail: the guard's bucket beyond a column's data, where the grid's noise was
+    released as values nobody has). A group holding rows keeps the column's projection: split
+    off, its noise cells took the share its real cells lost, and on small integer ranges one
+    coarse bin then spread that over the whole group (Adult's ages 91–127, 2.2 % of the
+    release; benchmarks/README.md, "bucketmeas"). All masses are then scaled to ``total``
+    (n̂ less the missing rows). Post-processing of the noisy counts."""
     mass = fitted_masses(noisy, total)
-    if not len(groups):
+    empty = [g.cells for g in groups
+             if float(noisy[g.cells].sum()) < SIGNIFICANT * np.sqrt(g.variance)]
+    if not empty:
         return mass
-    for cells in groups:
+    for cells in empty:
         mass[cells] = fitted_masses(noisy[cells])
     summed = float(mass.sum())
     return mass * (max(total, 0.0) / summed) if summed > 0 else fitted_masses(noisy, total)

@@ -36,6 +36,7 @@ from synthpriv.errors import ConfigError
 from synthpriv.marginals.aim import AimSettings, Sensitivity, aim_rounds, run_aim
 from synthpriv.marginals.compress import (
     MAX_BINS,
+    BucketGroup,
     Coarsening,
     RecodedCounts,
     bin_count,
@@ -316,12 +317,12 @@ class MarginalsStage(Stage):
     def _with_buckets(state: PipelineState, one_way: list[Measurement],
                       combined: Mapping[str, Measurement],
                       grid: Coarsening | None,
-                      ) -> tuple[dict[str, Measurement], dict[str, list[np.ndarray]]]:
+                      ) -> tuple[dict[str, Measurement], dict[str, list[BucketGroup]]]:
         """``combined`` (the adaptive columns' grid-level 1-way counts, both levels combined;
         else their grid measurement) with the DP bounds' noisy bucket counts combined in
         (``compress.with_buckets``: post-processing of DP outputs, no budget), before the
-        adaptive domain is chosen from them; and per such column the grid cells of each bucket
-        group combined (``compress.measured_groups``), whose masses are fitted group by group."""
+        adaptive domain is chosen from them; and per such column the bucket groups combined
+        (``compress.measured_groups``), for the masses (``compress.bucket_masses``)."""
         schema = state.encoder.schema
         out, groups = dict(combined), {}
         for m in one_way:
@@ -330,7 +331,7 @@ class MarginalsStage(Stage):
                 to_grid = (grid.maps[name] if grid is not None
                            else np.arange(len(np.atleast_1d(m.noisy_counts))))
                 before = combined.get(name, m)
-                groups[name] = [g.cells for g in measured_groups(column, before, to_grid)]
+                groups[name] = measured_groups(column, before, to_grid)
                 out[name] = with_buckets(column, before, to_grid)
         return out, groups
 

@@ -18,6 +18,7 @@ from synthpriv.config import load_job
 from synthpriv.errors import SchemaError
 from synthpriv.marginals import stage as stage_module
 from synthpriv.marginals.compress import (
+    BucketGroup,
     bucket_groups,
     bucket_masses,
     fitted_masses,
@@ -141,21 +142,26 @@ def test_a_heap_at_a_clipped_bound_is_combined_from_what_the_buckets_measure(top
     assert np.allclose(out.noisy_counts[1:], reference)
 
 
-def test_a_bucket_groups_cells_take_at_most_what_its_sum_holds() -> None:
-    """Masses (``bucket_masses``): a group of 4 cells of noise beyond the data (sum 5, as its
-    bucket measured) keeps 5 rows in all (scaled with the column to its total), where the
-    column's one projection (``fitted_masses``) left 62 rows of its noise there; the other
-    group is its own projection; every mass ≥ 0 and the column keeps its total."""
+def test_an_empty_bucket_groups_cells_take_at_most_what_its_sum_holds() -> None:
+    """Masses (``bucket_masses``): a group of 4 cells of noise beyond the data (sum 5, below 3σ
+    of its bucket counts' σ = 10) keeps 5 rows in all (scaled with the column to its total),
+    where the column's one projection (``fitted_masses``) left 62 rows of its noise there; the
+    group holding rows (1,200, far above 3σ) keeps the column's projection; every mass ≥ 0
+    and the column keeps its total. With the noise group's sum significant (σ = 1) nothing
+    changes."""
     noisy = np.array([500.0, 400.0, 300.0, 60.0, -50.0, 40.0, -45.0])
-    groups = [np.arange(3), np.arange(3, 7)]
     total = 1205.0
+    one = fitted_masses(noisy, total)
+    assert one[3:].sum() > 60  # the one projection: the noise stays
+    groups = [BucketGroup(np.arange(3), 1190.0, 100.0), BucketGroup(np.arange(3, 7), 0.0, 100.0)]
     mass = bucket_masses(noisy, total, groups)
     assert mass.sum() == pytest.approx(total) and (mass >= 0).all()
-    scale = total / (1200.0 + 5.0)
+    scale = total / (one[:3].sum() + 5.0)
     assert mass[3:].sum() == pytest.approx(5.0 * scale)
-    assert np.allclose(mass[:3], fitted_masses(noisy[:3]) * scale)
-    assert fitted_masses(noisy, total)[3:].sum() > 60  # the one projection: the noise stays
-    assert np.array_equal(bucket_masses(noisy, total, []), fitted_masses(noisy, total))
+    assert np.allclose(mass[:3], one[:3] * scale)
+    seen = [groups[0], BucketGroup(np.arange(3, 7), 0.0, 1.0)]
+    assert np.array_equal(bucket_masses(noisy, total, seen), one)
+    assert np.array_equal(bucket_masses(noisy, total, []), one)
 
 
 def test_bucket_counts_must_be_disjoint_and_on_an_adaptive_column() -> None:
