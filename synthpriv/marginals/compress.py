@@ -29,6 +29,11 @@ domain for everything measured after:
   √(2 ln cells)·σ) shares its mass over its coarse cell (``spread_lone_noise``), and a coarse
   cell made only of such cells folds into the next (``fold_noise_bins``).
 
+* more measurements already paid for, combined before the domain is chosen: DP discovery's
+  kept counts (``with_discovery``), heap discovery's counts (``with_heaps``) and the DP bounds'
+  bucket counts (``with_buckets``: one GLS sum constraint per bucket group on the grid cells;
+  ``bucket_masses`` caps cells of noise in a bucket reading as none).
+
 Privacy: a function of the noisy 1-way measurements, the public schema and the stage's public
 noise scale only — post-processing, no budget (tests/marginals/test_compress.py alters the raw
 table after the measurement and checks that nothing changes). The coarse 1-way measurement is the
