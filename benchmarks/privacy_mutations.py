@@ -392,6 +392,13 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("tests/marginals/test_heap_counts.py",),
         "a numeric column's heap_counts (in the release's schema, combined onto the point-mass "
         "cells) are the kept heaps' exact counts, not their noisy ones"),
+    Mutation(
+        "bucket-counts-exact", "synthpriv/domain_stage.py",
+        "if carried := bucket_entries(schema.column(name), found[name], noisy, sigma,",
+        "if carried := bucket_entries(schema.column(name), found[name], bucket_counts[name], sigma,",
+        ("tests/marginals/test_bucket_counts.py",),
+        "a numeric column's bucket_counts (in the release's schema, combined with its 1-way "
+        "cells) are the DP bounds' exact bucket counts, not the noisy histogram's"),
 )
 
 

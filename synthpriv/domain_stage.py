@@ -66,6 +66,7 @@ from synthpriv.privacy.bounds import (
     HeapRange,
     Present,
     YearBuckets,
+    carried_buckets,
     heap_range,
     octave_shape,
     read_bounds,
@@ -259,6 +260,10 @@ class DomainStage(Stage):
                 found[name]["point_masses"] = masses
                 found[name]["heap_counts"] = heap_entries(heaps, masses,
                                                           plan.noise["heap_sigma"])
+        for name, (noisy, reading, _, columns, valued) in readings.items():
+            if carried := bucket_entries(schema.column(name), found[name], noisy, sigma,
+                                         buckets[name], reading, columns, valued):
+                found[name]["bucket_counts"] = carried
         ledger.extend(plan.events if realised is None else realised.events)
         raw = schema.model_dump()
         for column in raw["columns"]:
@@ -406,6 +411,24 @@ def heap_entries(heaps: dict[float, int], masses: list[float] | None,
     entries = [{"value": float(v), "count": float(c), "sigma": float(sigma)}
                for v, c in heaps.items() if float(v) in (masses or ())]
     return entries or None
+
+
+def bucket_entries(column: NumericColumn, domain: dict, noisy: np.ndarray, sigma: float,
+                   grid: Buckets | YearBuckets, reading: BoundsReading | None, columns: int,
+                   valued: Present | None) -> list[dict] | None:
+    """``bucket_counts`` for the resolved column (``domain``: its final bounds, DP or public):
+    the noisy bucket counts ``privacy.bounds.carried_buckets`` picks, each with the histogram's
+    σ (``sigma``, the plan's: the DP outputs of the bounds' one histogram event, already on the
+    ledger), for the marginals stage to combine with its 1-way cells (``compress.with_buckets``).
+    None for a column left non-adaptive, released all missing, or read zeros only (``outside:
+    missing``). Post-processing: no budget, no event."""
+    if (not column.adaptive or domain.get("kind") == "categorical"
+            or domain.get("outside") == "missing"):
+        return None
+    carried = carried_buckets(noisy, sigma, grid, reading, domain["lower"], domain["upper"],
+                              columns, valued)
+    return [{"lower": lo, "upper": hi, "count": count, "sigma": float(sigma)}
+            for lo, hi, count in carried] or None
 
 
 def kept_share(kept: dict[str, int], present: float) -> float:

@@ -188,6 +188,20 @@ class HeapCount(_Strict):
     sigma: float = Field(gt=0)
 
 
+class BucketCount(_Strict):
+    """The domain step's noisy count of one DP bounds bucket (``privacy.bounds``: a sign ×
+    power-of-two bucket, its values ``lower`` to ``upper`` as ``Buckets.value_range`` gives
+    them, before clipping to the column's bounds), at the histogram's σ (count units, per person
+    where ``data.person`` is set). A DP output (the bucket histogram is on the ledger already;
+    post-processing); ``marginals.compress.with_buckets`` reads it as a measurement of the sum
+    of the cells the bucket's rows land in."""
+
+    lower: float
+    upper: float
+    count: float
+    sigma: float = Field(gt=0)
+
+
 class CategoricalColumn(_Strict):
     """A column whose values come from a public, closed list of categories: text, compared with
     the data's cells as written (numbers in the list are accepted: ``category_text``). Without
@@ -357,6 +371,28 @@ class NumericColumn(_Strict):
         "with. The marginals stage combines each with the fine 1-way count of that value's own "
         "cell (no budget: post-processing); declared point masses have none",
     )
+
+    bucket_counts: list[BucketCount] | None = Field(
+        default=None, description="set by the DP domain step (a DP output, released in the "
+        "manifest's schema): the noisy counts of the DP bounds' power-of-two buckets that hold "
+        "the column's range, and of any bucket beyond a bound that the noise shows. The "
+        "marginals stage combines each with the sum of the 1-way cells its rows land in (no "
+        "budget: post-processing)",
+    )
+
+    @model_validator(mode="after")
+    def _check_bucket_counts(self) -> NumericColumn:
+        buckets = self.bucket_counts or []
+        if buckets and (self.needs_bounds or not self.adaptive):
+            raise ValueError(f"'{self.name}': bucket_counts measure an adaptive column's cells "
+                             "within its bounds; drop bucket_counts (the domain step writes "
+                             "them)")
+        if any(b.upper < b.lower for b in buckets) or any(
+                b.lower < a.upper for a, b in zip(buckets, buckets[1:], strict=False)):
+            raise ValueError(f"'{self.name}': bucket_counts must be disjoint buckets in "
+                             "increasing order, each with lower ≤ upper; drop bucket_counts "
+                             "(the domain step writes them)")
+        return self
 
     @model_validator(mode="after")
     def _check_grid_shape(self) -> NumericColumn:

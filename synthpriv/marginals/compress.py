@@ -29,6 +29,11 @@ domain for everything measured after:
   √(2 ln cells)·σ) shares its mass over its coarse cell (``spread_lone_noise``), and a coarse
   cell made only of such cells folds into the next (``fold_noise_bins``).
 
+* more measurements already paid for, combined before the domain is chosen: DP discovery's
+  kept counts (``with_discovery``), heap discovery's counts (``with_heaps``) and the DP bounds'
+  bucket counts (``with_buckets``: one GLS sum constraint per bucket group on the grid cells;
+  ``bucket_masses`` caps cells of noise in a bucket reading as none).
+
 Privacy: a function of the noisy 1-way measurements, the public schema and the stage's public
 noise scale only — post-processing, no budget (tests/marginals/test_compress.py alters the raw
 table after the measurement and checks that nothing changes). The coarse 1-way measurement is the
@@ -223,12 +228,15 @@ def choose_coarsening(
     schema: Schema, fine: Domain, one_way: Sequence[Measurement], records: float,
     max_bins: int = MAX_BINS, merge_categories: bool = True,
     combined: Mapping[str, Measurement] | None = None,
+    buckets: Mapping[str, Sequence[BucketGroup]] | None = None,
 ) -> Coarsening:
     """The coarse domain from the noisy 1-way ``one_way`` measurements (one per attribute, on
     the fine domain) and the DP record estimate ``records``: post-processing only. ``combined``:
     better estimates of some of those 1-way counts (``combine_levels``), whose masses and 3σ rule
     are used; the number of bins still follows the noise of ``one_way`` (that of the
-    measurements to come)."""
+    measurements to come). ``buckets``: per adaptive column, the bucket groups combined in
+    (``measured_groups``), whose masses are projected on their own where their sum reads as
+    none (``bucket_masses``)."""
     by_attribute = {m.clique[0]: m for m in one_way if len(m.clique) == 1}
     combined = combined or {}
     maps, masses, sizes, fitted, noise = {}, {}, {}, set(), {}
@@ -245,7 +253,7 @@ def choose_coarsening(
             # public count) less its noisy missing count, not its own noisier sum: on a small
             # table that sum can be ≤ 0 and empty the column (Credit's Balance, 400 rows, ε = 1)
             present = records - (min(max(noisy[-1], 0.0), records) if blank else 0.0)
-            mass = fitted_masses(noisy[:values], present)
+            mass = bucket_masses(noisy[:values], present, (buckets or {}).get(name, ()))
             groups = numeric_groups(mass, bin_count(records, later, max_bins), sigma)
             fitted.add(name)
             noise[name] = np.broadcast_to(np.asarray(measurement.sigma, dtype=float),
@@ -853,14 +861,214 @@ def with_heaps(column: NumericColumn, measurement: Measurement) -> Measurement:
     second_var = np.full(len(noisy), np.inf)
     clipped = {column.lower, column.upper} if column.outside == "clip" else set()
     for heap in column.heap_counts:
-        cell = int(np.searchsorted(edges, heap.value, side="right")) - 1
-        if not 0 <= cell < len(edges) - 1 or edges[cell] != heap.value or heap.value in clipped:
-            continue
-        alone = (edges[cell + 1] == heap.value + 1 if column.kind == "integer"
-                 else edges[cell + 1] == np.nextafter(heap.value, np.inf))
-        if alone:
+        cell = _own_cell(column, edges, heap.value)
+        if cell is not None and heap.value not in clipped:
             second[cell], second_var[cell] = heap.count, heap.sigma ** 2
     return _with_counts(measurement, second, second_var)
+
+
+# A bucket group holding a bound's cell (values beyond are clipped onto it) is combined only when
+# its cells do not hold significantly more than the bucket counts: cells − bucket ≥ this many σ of
+# the difference means rows clipped from buckets the noise did not show (``with_buckets``).
+# Φ(−2.5) ≈ 0.6 %: the tail rule's rate (privacy.bounds.EXTEND_NOISE), not tuned on any table.
+CLIPPED_TEST = 2.5
+
+
+@dataclass(frozen=True)
+class BucketGroup:
+    """Grid cells measured together by one or more of a column's ``bucket_counts``: their
+    summed noisy count and variance, the bound sides whose cell the group holds (``"lower"``,
+    ``"upper"``; values beyond a bound are clipped onto that cell when ``outside: clip``), and
+    per such side the summed count and variance of the carried buckets wholly beyond it."""
+
+    cells: np.ndarray
+    count: float
+    variance: float
+    sides: tuple[str, ...] = ()
+    beyond: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+
+
+def with_buckets(column: NumericColumn, measurement: Measurement,
+                 to_grid: np.ndarray) -> Measurement:
+    """A numeric column's 1-way measurement on its measured grid (``to_grid``: fine cell → grid
+    cell; the grid and fine levels already combined, ``combine_levels``) with the DP bounds'
+    noisy bucket counts (``column.bucket_counts``: DP outputs of the domain step at the bounds
+    histogram's σ_b, their own noise, independent of the recipe's) combined in by generalised
+    least squares: a bucket count b measures the sum S of the grid cells its rows land in
+    (``bucket_groups``), so S and b are combined by inverse variance (``inverse_variance``: S'
+    with variance V' from V = Σ v_g and σ_b²) and the change S' − S is shared over those cells
+    in proportion to their variances v_g, each cell's variance becoming v_g − (v_g/V)²·(V − V')
+    — the closed-form GLS update for one sum constraint (independent noises; the buckets are
+    disjoint, so each is one update). A bucket that is one cell (the zero bucket of an integer
+    column: the cell of 0) is that cell's inverse-variance combination. The missing code and
+    every cell of no bucket keep their count; per-cell σ from then on (the cells of one bucket
+    are then correlated, which later steps, reading per-cell σ, ignore).
+
+    Clipping: a group holding a bound's cell (``outside: clip``) also holds the rows clipped
+    from beyond the bound; those of the buckets the noise shows there are carried and counted
+    (``privacy.bounds.carried_buckets``), the others are taken to be none — unless the cells
+    hold more than the buckets by ``CLIPPED_TEST``·σ of the difference, which says that rows
+    from beyond were clipped there (a thin tail spread over octaves the noise hides: a 0–8,191
+    count read [0, 3]); such a group is left as it is. Then (issue 24 item 3) a heap at that
+    bound (``heap_counts``, which ``with_heaps`` skips there: its count is of the value alone)
+    measures the bound's cell too: with the carried buckets beyond, heap + beyond counts the
+    cell (variance σ_h² + Σσ_b²), combined by inverse variance before the bucket update. A
+    bound inside its bucket (the heaps' range, Wage's [2003, 2009] in the octave 1,024–2,047)
+    clips rows of the same bucket onto itself that nothing measures apart: its heap is combined
+    only when the bucket's rows off its heaps read as none within the noise, with that noise
+    added (``_bound_heaps``). Bias: a bucket near its selection threshold errs high (up to ≈ 0.8σ_b),
+    clipped rows below the test err the group low. Post-processing: no budget, no event."""
+    if not column.bucket_counts:
+        return measurement
+    noisy = np.asarray(measurement.noisy_counts, dtype=float).copy()
+    variance = np.broadcast_to(np.square(np.asarray(measurement.sigma, dtype=float)),
+                               noisy.shape).copy()
+    for group in measured_groups(column, measurement, to_grid):
+        cells = group.cells
+        for cell, count, count_var in _bound_heaps(column, to_grid, group):
+            combined, combined_var = inverse_variance(noisy[[cell]], variance[[cell]],
+                                                      np.array([count]), np.array([count_var]))
+            noisy[cell], variance[cell] = combined[0], combined_var[0]
+        total, spread = float(noisy[cells].sum()), float(variance[cells].sum())
+        combined, combined_var = inverse_variance(np.array([total]), np.array([spread]),
+                                                  np.array([group.count]),
+                                                  np.array([group.variance]))
+        share = variance[cells] / spread
+        noisy[cells] += share * (float(combined[0]) - total)
+        variance[cells] -= share ** 2 * (spread - float(combined_var[0]))
+    return Measurement(measurement.clique, noisy, np.sqrt(variance))
+
+
+def measured_groups(column: NumericColumn, measurement: Measurement,
+                    to_grid: np.ndarray) -> list[BucketGroup]:
+    """The ``bucket_groups`` that ``with_buckets`` combines with ``measurement`` (the grid-level
+    1-way counts before it): all but a group holding a bound's cell (``outside: clip``) whose
+    cells hold more than its buckets by ``CLIPPED_TEST``·σ of the difference (rows clipped from
+    beyond the bound that no carried bucket counts). Post-processing of DP outputs."""
+    noisy = np.asarray(measurement.noisy_counts, dtype=float)
+    variance = np.broadcast_to(np.square(np.asarray(measurement.sigma, dtype=float)),
+                               noisy.shape)
+    return [group for group in bucket_groups(column, to_grid)
+            if not (group.sides and column.outside == "clip" and (
+                float(noisy[group.cells].sum()) - group.count >= CLIPPED_TEST * np.sqrt(
+                    float(variance[group.cells].sum()) + group.variance)))]
+
+
+def bucket_masses(noisy: np.ndarray, total: float, groups: Sequence[BucketGroup]) -> np.ndarray:
+    """``fitted_masses``, with the cells of each bucket group (``groups``: from
+    ``measured_groups``) whose noisy sum (the GLS estimate of the group, ``with_buckets``) is
+    not told apart from 0 — below ``SIGNIFICANT`` (3) times its bucket counts' σ, which bounds
+    the combined sum's — projected onto non-negative counts of that sum of their own instead of
+    sharing one shift with the whole column: the Euclidean projection onto {x ≥ 0, Σ_group x =
+    that sum}. Cells of noise beyond the data then take at most what their bucket holds (the
+    catfold tail: the guard's bucket beyond a column's data, where the grid's noise was
+    released as values nobody has). A group holding rows keeps the column's projection: split
+    off, its noise cells took the share its real cells lost, and on small integer ranges one
+    coarse bin then spread that over the whole group (Adult's ages 91–127, 2.2 % of the
+    release; benchmarks/README.md, "bucketmeas"). All masses are then scaled to ``total``
+    (n̂ less the missing rows). Post-processing of the noisy counts."""
+    mass = fitted_masses(noisy, total)
+    empty = [g.cells for g in groups
+             if float(noisy[g.cells].sum()) < SIGNIFICANT * np.sqrt(g.variance)]
+    if not empty:
+        return mass
+    for cells in empty:
+        mass[cells] = fitted_masses(noisy[cells])
+    summed = float(mass.sum())
+    return mass * (max(total, 0.0) / summed) if summed > 0 else fitted_masses(noisy, total)
+
+
+def bucket_groups(column: NumericColumn, to_grid: np.ndarray) -> list[BucketGroup]:
+    """Which grid cells (``to_grid``: fine cell → grid cell, the missing code last) the
+    column's ``bucket_counts`` measure. Encoding clips a value outside [lower, upper] onto the
+    bound, so a bucket beyond a bound (carried when the noise shows it:
+    ``privacy.bounds.carried_buckets``) measures rows of the bound's cell, and the bucket holding
+    the bound measures the cells from the bound on: both count towards the first (last) bucket
+    that starts inside the bounds. A bucket starts at its first value (an integer column's fine
+    cells hold whole values from their left edge on; a continuous one's bucket of negative
+    values also holds its far end, −2^(j+1), which a cell of that edge would hold only as its
+    first value: a measure-zero difference). Where a bucket's first value falls inside a grid
+    cell (not at its left edge: a straddling cell, whose rows the two buckets share in
+    proportions nobody measured), the two buckets are read as one: counts summed, variances
+    summed (the sum of two measurements is one of the union). Fine cells of an integer column
+    begin at whole values, so a grid cell straddles an octave edge only where the grid groups
+    several fine cells across it. Public: the bounds and the grid; the counts are DP outputs."""
+    edges = column.bin_edges()
+    values = len(edges) - 1
+    cells = np.asarray(to_grid[:values])
+    starts = np.flatnonzero(np.r_[True, cells[1:] != cells[:-1]])  # each grid cell's first
+    left = edges[starts]
+    buckets = column.bucket_counts or []
+    firsts = np.array([b.lower for b in buckets])
+    # a bucket's first value inside (lower, upper] starts a group where a grid cell starts
+    # there; otherwise its bucket joins the group before (the straddled edge is merged)
+    breaks = np.unique(firsts[(firsts > column.lower) & (firsts <= column.upper)
+                              & np.isin(firsts, left)])
+    group_of_bucket = np.searchsorted(breaks, np.clip(firsts, column.lower, column.upper),
+                                      side="right")
+    group_of_cell = np.searchsorted(breaks, left, side="right")
+    groups = []
+    for group in range(len(breaks) + 1):
+        members = [b for b, g in zip(buckets, group_of_bucket, strict=True) if g == group]
+        held = np.unique(cells[starts[group_of_cell == group]])
+        if not (members and held.size):
+            continue
+        sides = (("lower",) * (group == 0) + ("upper",) * (group == len(breaks)))
+        beyond = {side: (float(sum(b.count for b in out)), float(sum(b.sigma ** 2 for b in out)))
+                  for side, out in (("lower", [b for b in members if b.upper < column.lower]),
+                                    ("upper", [b for b in members if b.lower > column.upper]))
+                  if side in sides}
+        groups.append(BucketGroup(held, float(sum(b.count for b in members)),
+                                  float(sum(b.sigma ** 2 for b in members)), sides, beyond))
+    return groups
+
+
+def _bound_heaps(column: NumericColumn, to_grid: np.ndarray,
+                 group: BucketGroup) -> list[tuple[int, float, float]]:
+    """The grid cells of ``group`` that hold a clipped bound alone and whose value is a kept
+    heap (``heap_counts``), each with a count of all the cell's rows (the value's own and those
+    clipped onto it) and its variance: heap count + the carried buckets beyond that bound
+    (σ_h² + Σσ_b²). Where the bound lies inside its bucket (not its first, or last, value: the
+    heaps' range [2003, 2009] in the octave 1,024–2,047, a continuous column's 0 in the bucket
+    ±2⁻¹⁶), that bucket's rows beyond the bound are clipped onto it too and nothing counts
+    them apart; but the bucket count less its kept heaps' counts measures all its rows off the
+    heaps, those among them (σ_R² = σ_b² + Σσ_h²): the heap is combined only when that residual
+    is below ``CLIPPED_TEST``·σ_R, and then with σ_R² added to its variance (the clipped rows
+    are taken as none, within the test's noise). Post-processing of DP outputs."""
+    if column.outside != "clip" or not column.heap_counts:
+        return []
+    edges = column.bin_edges()
+    out = []
+    for heap in column.heap_counts:
+        side = "lower" if heap.value == column.lower else "upper" if heap.value == column.upper \
+            else None
+        cell = _own_cell(column, edges, heap.value)
+        if side not in group.sides or cell is None or int(np.sum(to_grid == to_grid[cell])) != 1:
+            continue
+        count, variance = group.beyond.get(side, (0.0, 0.0))
+        own = [b for b in column.bucket_counts or [] if b.lower <= heap.value <= b.upper][:1]
+        if not own:
+            continue
+        if (own[0].lower if side == "lower" else own[0].upper) != heap.value:
+            held = [h for h in column.heap_counts if own[0].lower <= h.value <= own[0].upper]
+            residual = own[0].count - sum(h.count for h in held)
+            spread = own[0].sigma ** 2 + sum(h.sigma ** 2 for h in held)
+            if residual >= CLIPPED_TEST * np.sqrt(spread):
+                continue  # the bucket holds rows off its heaps: some may be clipped here
+            variance += spread
+        out.append((int(to_grid[cell]), heap.count + count, heap.sigma ** 2 + variance))
+    return out
+
+
+def _own_cell(column: NumericColumn, edges: np.ndarray, value: float) -> int | None:
+    """The fine cell that holds ``value`` alone (an integer's [v, v+1), a continuous
+    [v, nextafter(v))), or None when its cell holds other values too."""
+    cell = int(np.searchsorted(edges, value, side="right")) - 1
+    if not 0 <= cell < len(edges) - 1 or edges[cell] != value:
+        return None
+    alone = (edges[cell + 1] == value + 1 if column.kind == "integer"
+             else edges[cell + 1] == np.nextafter(value, np.inf))
+    return cell if alone else None
 
 
 def identity(domain: Domain) -> Coarsening:

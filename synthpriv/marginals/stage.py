@@ -36,6 +36,7 @@ from synthpriv.errors import ConfigError
 from synthpriv.marginals.aim import AimSettings, Sensitivity, aim_rounds, run_aim
 from synthpriv.marginals.compress import (
     MAX_BINS,
+    BucketGroup,
     Coarsening,
     RecodedCounts,
     bin_count,
@@ -45,6 +46,8 @@ from synthpriv.marginals.compress import (
     compose,
     identity,
     measured_grid,
+    measured_groups,
+    with_buckets,
     with_discovery,
     with_heaps,
 )
@@ -310,6 +313,28 @@ class MarginalsStage(Stage):
         schema = state.encoder.schema
         return {a: with_heaps(schema.column(a), m) for a, m in fine_one_way.items()}
 
+    @staticmethod
+    def _with_buckets(state: PipelineState, one_way: list[Measurement],
+                      combined: Mapping[str, Measurement],
+                      grid: Coarsening | None,
+                      ) -> tuple[dict[str, Measurement], dict[str, list[BucketGroup]]]:
+        """``combined`` (the adaptive columns' grid-level 1-way counts, both levels combined;
+        else their grid measurement) with the DP bounds' noisy bucket counts combined in
+        (``compress.with_buckets``: post-processing of DP outputs, no budget), before the
+        adaptive domain is chosen from them; and per such column the bucket groups combined
+        (``compress.measured_groups``), for the masses (``compress.bucket_masses``)."""
+        schema = state.encoder.schema
+        out, groups = dict(combined), {}
+        for m in one_way:
+            column = schema.column(name := m.clique[0])
+            if isinstance(column, NumericColumn) and column.adaptive and column.bucket_counts:
+                to_grid = (grid.maps[name] if grid is not None
+                           else np.arange(len(np.atleast_1d(m.noisy_counts))))
+                before = combined.get(name, m)
+                groups[name] = measured_groups(column, before, to_grid)
+                out[name] = with_buckets(column, before, to_grid)
+        return out, groups
+
     def _adapt(
         self, state: PipelineState, data: CountSource, one_way: list[Measurement],
         fine: CountSource, grid: Coarsening | None,
@@ -330,10 +355,11 @@ class MarginalsStage(Stage):
             grid = identity(fine.domain)
         combined = {m.clique[0]: combine_levels(m, grid.maps[m.clique[0]], fine_one_way[m.clique[0]])
                     for m in one_way if m.clique[0] in fine_one_way}
+        combined, buckets = self._with_buckets(state, one_way, combined, grid)
         records = float(self.context.public_records or estimate_total(one_way))
         chosen = choose_coarsening(
             schema, data.domain, one_way, records, max_bins=self.options.max_bins,
-            merge_categories=self.merges_categories, combined=combined,
+            merge_categories=self.merges_categories, combined=combined, buckets=buckets,
         )
         bins = {m.clique[0]: bin_count(records, float(np.max(m.sigma)), self.options.max_bins)
                 for m in one_way if m.clique[0] in fine_one_way}

@@ -620,3 +620,26 @@ def _shown_beyond(shown: np.ndarray, buckets: Buckets, reading: BoundsReading,
     if above:
         upper = 0.0 if above[-1] == buckets.zero else buckets.value_range(above[-1])[1]
     return lower, upper
+
+
+def carried_buckets(noisy: np.ndarray, sigma: float, buckets: Buckets | YearBuckets,
+                    reading: BoundsReading | None, lower: float, upper: float, columns: int = 1,
+                    present: Present | None = None) -> list[tuple[float, float, float]]:
+    """The buckets whose noisy counts the marginals stage reads as measurements of the column's
+    cells (``marginals.compress.with_buckets``), each as (first value, last value, noisy count):
+    every bucket from the one holding ``lower`` to the one holding ``upper`` (the column's
+    final bounds), and each bucket beyond them that the ``support`` the bounds were read from
+    keeps (a tail the quantile trimmed: its rows are clipped onto the bound). A bucket beyond
+    the bounds that the noise does not show is taken to hold no rows, the reading's own
+    assumption (what the guard and the tail rule leave: < EXTEND_NOISE·σ a bucket next to the
+    support, nothing far out); carried, its noise would only blur the bound's cell (a column's
+    64 negative octaves: σ·8). Empty for date buckets (years, no fine grid to measure) and for a
+    zeros-only reading or none. Post-processing of the noisy histogram (σ = ``sigma`` each, the
+    plan's; already on the ledger): no budget, no event."""
+    if reading is None or reading.zeros_only or not isinstance(buckets, Buckets):
+        return []
+    noisy = np.asarray(noisy, dtype=float)
+    first, last = (int(b) for b in buckets.index(np.array([lower, upper])))
+    kept = support(noisy, sigma, buckets, columns, present)
+    kept[first:last + 1] = True
+    return [(*buckets.value_range(int(b)), float(noisy[b])) for b in np.flatnonzero(kept)]
