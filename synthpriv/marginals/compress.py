@@ -473,7 +473,7 @@ def _point_cells(column: NumericColumn, values: int) -> np.ndarray:
     return point
 
 
-ROUND_CELLS_PER_GRID_CELL = 0.25  # lone round cells per cell of the grid's n̂/(2σ), at most
+ROUND_CELLS_PER_GRID_CELL = 0.5  # lone round cells per cell of the grid's n̂/(2σ), at most
 
 
 def _round_cells(
@@ -482,14 +482,15 @@ def _round_cells(
     """A wide integer column's fine cells of one round value (``NumericColumn.round_values``),
     and those the measured grid keeps alone: the roundest (``rounds.most_round``), at most
     ``ROUND_CELLS_PER_GRID_CELL`` × n̂/(2σ) of them (n̂/(2σ): the grid ``grid_cells`` would
-    measure before its floor). Alone, a round cell is a priori pile cell (``_point_cells``'s
-    3σ bar), but also one more noisy cell of the 1-way grid: where n̂/(2σ) is a few cells, a
-    handful of them put more noise mass into the projection than the piles they find (a 22 %
-    pile at 0 of 400 rows at AIM's σ ≈ 34, n̂/(2σ) ≈ 6: four round cells erased it in 2 seeds
-    of 4, tests/marginals/test_lone_cells.py; College at AIM's σ ≈ 98, n̂/(2σ) ≈ 3: mean KS
-    0.195 → 0.207). Every round cell, alone or not, holds only a mass measured significant
-    (``spread_lone_noise``'s ``keep_out``): inside a wide grid cell an equal share of it would
-    put a wide cell's mass on one value. Public: bounds, grid, n̂ (DP) and σ."""
+    measure before its floor). Alone, a round cell is an a-priori pile cell (``_point_cells``'s
+    3σ bar), but also one more noisy cell of the 1-way grid, whose n̂/(2σ) cells keep the noise
+    of a cumulative count under half a bin (``grid_cells``): half as many again raise that
+    noise by at most √1.5 ≈ 1.22. Where n̂/(2σ) is a few cells this keeps them few (a 22 %
+    pile at 0 of 400 rows at AIM's σ ≈ 34: erased in 8 seeds of 48 with all four round cells
+    alone, 4 on main; benchmarks/README.md, "roundcells"). Every round cell, alone or not,
+    holds only a mass measured significant (``spread_lone_noise``'s ``keep_out``): inside a
+    wide grid cell an equal share of it would put a wide cell's mass on one value. Public:
+    bounds, grid, n̂ (DP) and σ."""
     from synthpriv.rounds import most_round
 
     typed = column.round_values()

@@ -60,7 +60,7 @@ def test_round_values_get_fine_cells_of_one_value_but_dates_and_narrow_columns_d
 
 
 def test_the_roundest_values_are_lone_cells_as_far_as_the_grid_affords() -> None:
-    """A quarter of n̂/(2σ) round cells alone at most, the roundest first (100,000 before
+    """Half of n̂/(2σ) round cells alone at most, the roundest first (100,000 before
     50,000 before 10,000), each a prior (3σ); every round cell, alone or not, is in ``rounds``
     (it holds only a significant mass: ``spread_lone_noise``'s ``keep_out``)."""
     schema = parse_schema({"columns": [{"name": "x", "kind": "integer", "lower": 0,
@@ -70,8 +70,8 @@ def test_the_roundest_values_are_lone_cells_as_far_as_the_grid_affords() -> None
     edges = column.bin_edges()
     typed = column.round_values()
     cells = np.searchsorted(edges, typed, side="right") - 1
-    for records, alone in ((400.0, set()), (600.0, {100_000}), (1000.0, {50_000, 100_000}),
-                           (1e6, set(typed))):  # n̂/(2σ) / 4 = 0.8, 1.25, 2.1, 2,083
+    for records, alone in ((200.0, set()), (300.0, {100_000}), (500.0, {50_000, 100_000}),
+                           (1e6, set(typed))):  # n̂/(2σ) / 2 = 0.8, 1.25, 2.1, 4,167
         grid = measured_grid(schema, domain, records, 60.0)
         lone = np.bincount(grid.maps["x"])[grid.maps["x"][cells]] == 1
         assert set(typed[lone]) == alone, records
