@@ -12,23 +12,18 @@ from __future__ import annotations
 
 import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
-import pandas as pd
 from scipy.stats import ks_2samp
 
 from synthpriv import Synthesizer
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "marginals"))
+from test_lone_cells import credit_case  # noqa: E402  (the test's table, one definition)
+
 warnings.simplefilter("ignore")
-ROWS = 400
-rng = np.random.default_rng(5)
-tail = np.clip(rng.lognormal(6, 0.6, ROWS), 1, 1999)
-table = pd.DataFrame({"amount": np.where(rng.random(ROWS) < 0.225, 0, tail).astype(int),
-                      "group": rng.choice(list("abc"), ROWS),
-                      "age": rng.integers(20, 80, ROWS)})
-schema = {"columns": [{"name": "amount", "kind": "integer", "lower": 0, "upper": 1999},
-                      {"name": "group", "kind": "categorical", "categories": list("abc")},
-                      {"name": "age", "kind": "integer", "lower": 18, "upper": 90}]}
+table, schema = credit_case()
 label, first, last = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 shares, ks = [], []
 for seed in range(first, last):
