@@ -78,7 +78,7 @@ class Coarsening:
     noise: Mapping[str, np.ndarray] = field(default_factory=dict)  # σ of each cell's mass (fitting)
     priors: Mapping[str, np.ndarray] = field(default_factory=dict)  # fine cells piled on a priori
     narrow: Mapping[str, np.ndarray] = field(default_factory=dict)  # not significant alone
-    rounds: Mapping[str, np.ndarray] = field(default_factory=dict)  # round values' lone cells
+    rounds: Mapping[str, np.ndarray] = field(default_factory=dict)  # round values' own cells
 
     @property
     def changed(self) -> bool:
@@ -374,13 +374,15 @@ def measured_grid(
     schema: Schema, fine: Domain, records: float, sigma: float
 ) -> Coarsening:
     """Groups of consecutive fine cells an adaptive numeric column is measured on, about
-    ``grid_cells`` of them of equal width; a bound's or 0's fine cell (``_point_cells``) and a
-    declared point mass's cell (``point_masses``) stay cells of their own (lone cells:
+    ``grid_cells`` of them of equal width; a bound's or 0's fine cell (``_point_cells``), the
+    roundest round values' (``_round_cells``) and a declared point mass's cell
+    (``point_masses``) stay cells of their own (lone cells:
     ``spread_lone_noise`` shares one's mass when it is not significant, so a declared value
     holding nothing makes no spike). Other columns are unchanged. Its ``atoms`` are the declared
     point masses' cells (``compose`` keeps their mass at a lower significance); its ``priors``
-    all the cells kept alone (a-priori piles: ``lone_measured``'s 3σ bar). A function of the
-    public grid and of ``records`` (public or DP) only."""
+    all the cells kept alone (a-priori piles: ``lone_measured``'s 3σ bar); its ``rounds``
+    every round value's cell (``spread_lone_noise``'s ``keep_out``). A function of the public
+    grid, of ``records`` (public or DP) and of σ only."""
     maps, masses, sizes, atoms, priors, narrow, rounds = {}, {}, {}, {}, {}, {}, {}
     for column in schema.modelled:
         name, size = column.name, fine[column.name]
@@ -446,9 +448,10 @@ def _narrow_cells(column: NumericColumn, values: int) -> np.ndarray:
 
 def _point_cells(column: NumericColumn, values: int) -> np.ndarray:
     """Fine cells of an adaptive column that the measured grid keeps alone, where real columns
-    pile up: an integer column's one-integer cells among wider ones (its bounds, -1, 0, 1 and
-    its ``round_values``, typed amounts such as 500 or 15,000: ``NumericColumn.bin_edges``); a
-    continuous column's cells at its bounds and the one holding 0 (a 0 fee, a top-code). Alone,
+    pile up: an integer column's one-integer cells among wider ones (its bounds, -1, 0, 1:
+    ``NumericColumn.bin_edges``; ``measured_grid`` adds its round values' cells, typed amounts
+    such as 500 or 15,000, as far as the grid affords them: ``_round_cells``); a continuous
+    column's cells at its bounds and the one holding 0 (a 0 fee, a top-code). Alone,
     such a cell's grid count measures the pile at the grid's noise; inside a wide grid cell only
     the fine 1-way marginal (``point_mass_fraction`` of ρ, σ about 2.3× the grid's) told the
     pile from the rest of the cell, and the pile came back short by that noise (80 % zeros of
@@ -462,9 +465,8 @@ def _point_cells(column: NumericColumn, values: int) -> np.ndarray:
     widths = np.diff(edges)
     point = np.zeros(values, dtype=bool)
     if column.kind == "integer" and widths.max() > 1:
-        # the bounds', -1's, 0's, 1's and the round values' cells only: the rounded inner grid
-        # of a wide range (0-1,999 on 1,024 cells) has other one-integer cells, alone they made
-        # a 102-cell grid
+        # the bounds', -1's, 0's and 1's cells only: the rounded inner grid of a wide range
+        # (0-1,999 on 1,024 cells) has other one-integer cells, alone they made a 102-cell grid
         point = (widths == 1) & np.isin(edges[:-1], [edges[0], edges[-2], -1.0, 0.0, 1.0])
     elif column.kind == "continuous" and values > 2:
         point[[0, values - 1]] = True
