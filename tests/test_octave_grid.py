@@ -36,7 +36,11 @@ def _cells_per_segment(edges: np.ndarray, segments: list[float]) -> np.ndarray:
 
 @pytest.mark.parametrize("kind", ["integer", "continuous"])
 def test_cells_per_octave_follow_the_mass(kind: str) -> None:
-    edges = _column(kind).bin_edges()
+    # the shape's arithmetic without the round values' one-value cells (synthpriv.rounds), which
+    # add at most two edges each
+    column = _column(kind)
+    edges = column.bin_edges(rounds=False)
+    assert len(column.bin_edges()) - len(edges) <= 2 * len(column.round_values())
     assert np.all(np.diff(edges) > 0) and edges[0] == 0
     assert len(edges) - 1 == pytest.approx(FINE_CELLS, abs=4)
     counts = _cells_per_segment(edges, [0, *BREAKS, 65536])
@@ -124,7 +128,8 @@ def test_the_measured_grid_of_a_shaped_column_is_todays_equal_width_grid() -> No
         left = column.bin_edges()[:-1]
         groups = grid.maps["x"][:len(left)]
         starts = left[np.r_[True, groups[1:] != groups[:-1]]]
-        ordinary = starts[~np.isin(starts, [0, 1, 2, 65535])]  # bounds', 0's, 1's cells alone
+        typed = column.round_values()  # round values' cells alone too (synthpriv.rounds)
+        ordinary = starts[~np.isin(starts, [0, 1, 2, 65535, *typed, *(typed + 1)])]
         width = 65535 / cells
         assert len(ordinary) >= cells - 2
         assert np.all(np.abs(ordinary / width - np.round(ordinary / width)) * width
@@ -284,7 +289,15 @@ def test_a_heavy_tailed_amount_keeps_its_quantiles(seed: int) -> None:
     65,535]: an equal-width grid of cells of 64 released the lowest tenth below the real minimum
     (rank 0 at the 10 % quantile, every seed) and the quartile 0.07–0.11 low in rank. Each
     released quantile's rank in the real column must be within three standard deviations of the
-    release's sampling error (n rows) plus three of one bin's 1-way noise (σ₁/n, the plan's)."""
+    release's sampling error (n rows) plus three of the 1-way noise of the cumulative count up to
+    it (σ₁·√m/n, the plan's σ₁ over the m measured grid cells at or below it: the arithmetic of
+    ``compress.grid_cells``). One bin's σ₁/n alone failed main's own release in 6 seeds of 10
+    (seeds 0 and 1 passed); the round values' lone cells (branch roundcells) add grid cells and
+    tipped seed 0 (0.92 → 1.07 of that tolerance); with σ₁·√m/n main reads 0.44-1.12 of it and
+    the branch 0.61-1.13 over seeds 0-5."""
+    from synthpriv.encoding import TableEncoder
+    from synthpriv.marginals.compress import measured_grid
+
     table = _amounts(1000, 0)
     synth = Synthesizer(SCHEMA, epsilon=1.0, seed=seed, recipe="mst").fit(table)
     column = synth._fitted.synthesis.job.schema.column("amount")
@@ -295,6 +308,14 @@ def test_a_heavy_tailed_amount_keeps_its_quantiles(seed: int) -> None:
     assert column.lower <= released.min() and released.max() <= column.upper
     sigma = next(stage.noise["sigma_one_way"] for stage in synth._fitted.synthesis.plan.stages
                  if "sigma_one_way" in stage.noise)
-    ranks = np.array([(real <= v).mean() for v in np.quantile(released, QUANTILES)])
-    tolerance = 3 * np.sqrt(QUANTILES * (1 - QUANTILES) / rows) + 3 * sigma / rows
+    values = np.quantile(released, QUANTILES)
+    ranks = np.array([(real <= v).mean() for v in values])
+    one = parse_schema({"columns": [column.model_dump(exclude_none=True)]}, "test")
+    grid = measured_grid(one, TableEncoder(one).domain, float(rows), sigma)
+    left = column.bin_edges()[:-1]
+    groups = grid.maps["amount"][:len(left)]
+    starts = left[np.r_[True, groups[1:] != groups[:-1]]]
+    below = np.array([(starts <= v).sum() for v in values])
+    tolerance = (3 * np.sqrt(QUANTILES * (1 - QUANTILES) / rows)
+                 + 3 * sigma * np.sqrt(below) / rows)
     assert np.all(np.abs(ranks - QUANTILES) <= tolerance), (ranks - QUANTILES, tolerance)

@@ -83,6 +83,7 @@ class Coarsening:
     noise: Mapping[str, np.ndarray] = field(default_factory=dict)  # σ of each cell's mass (fitting)
     priors: Mapping[str, np.ndarray] = field(default_factory=dict)  # fine cells piled on a priori
     narrow: Mapping[str, np.ndarray] = field(default_factory=dict)  # not significant alone
+    rounds: Mapping[str, np.ndarray] = field(default_factory=dict)  # round values' own cells
 
     @property
     def changed(self) -> bool:
@@ -381,14 +382,16 @@ def measured_grid(
     schema: Schema, fine: Domain, records: float, sigma: float
 ) -> Coarsening:
     """Groups of consecutive fine cells an adaptive numeric column is measured on, about
-    ``grid_cells`` of them of equal width; a bound's or 0's fine cell (``_point_cells``) and a
-    declared point mass's cell (``point_masses``) stay cells of their own (lone cells:
+    ``grid_cells`` of them of equal width; a bound's or 0's fine cell (``_point_cells``), the
+    roundest round values' (``_round_cells``) and a declared point mass's cell
+    (``point_masses``) stay cells of their own (lone cells:
     ``spread_lone_noise`` shares one's mass when it is not significant, so a declared value
     holding nothing makes no spike). Other columns are unchanged. Its ``atoms`` are the declared
     point masses' cells (``compose`` keeps their mass at a lower significance); its ``priors``
-    all the cells kept alone (a-priori piles: ``lone_measured``'s 3σ bar). A function of the
-    public grid and of ``records`` (public or DP) only."""
-    maps, masses, sizes, atoms, priors, narrow = {}, {}, {}, {}, {}, {}
+    all the cells kept alone (a-priori piles: ``lone_measured``'s 3σ bar); its ``rounds``
+    every round value's cell (``spread_lone_noise``'s ``keep_out``). A function of the public
+    grid, of ``records`` (public or DP) and of σ only."""
+    maps, masses, sizes, atoms, priors, narrow, rounds = {}, {}, {}, {}, {}, {}, {}
     for column in schema.modelled:
         name, size = column.name, fine[column.name]
         values = size - int(column.missing)
@@ -397,6 +400,10 @@ def measured_grid(
             cells = grid_cells(records, sigma, values)
             base = _grid_groups(column, values, cells)
             point = _point_cells(column, values)
+            typed, alone = _round_cells(column, values, records, sigma)
+            if typed.any():
+                rounds[name] = np.append(typed, np.zeros(size - values, dtype=bool))
+            point |= alone
             declared = np.zeros(size, dtype=bool)
             declared[column.point_mass_cells()] = True
             if declared.any():
@@ -414,7 +421,7 @@ def measured_grid(
         maps[name], masses[name] = groups, np.ones(size)
         sizes[name] = int(groups.max()) + 1
     return Coarsening(fine, Domain.from_sizes(sizes), maps, masses, atoms=atoms, priors=priors,
-                      narrow=narrow)
+                      narrow=narrow, rounds=rounds)
 
 
 def _grid_groups(column: NumericColumn, values: int, cells: int) -> np.ndarray:
@@ -450,12 +457,18 @@ def _narrow_cells(column: NumericColumn, values: int) -> np.ndarray:
 def _point_cells(column: NumericColumn, values: int) -> np.ndarray:
     """Fine cells of an adaptive column that the measured grid keeps alone, where real columns
     pile up: an integer column's one-integer cells among wider ones (its bounds, -1, 0, 1:
-    ``NumericColumn.bin_edges``); a continuous column's cells at its bounds and the one holding
-    0 (a 0 fee, a top-code). Alone, such a cell's grid count measures the pile at the grid's
-    noise; inside a wide grid cell only the fine 1-way marginal (``point_mass_fraction`` of ρ,
-    σ about 2.3× the grid's) told the pile from the rest of the cell, and the pile came back
-    short by that noise (80 % zeros of 1,500 rows at ε = 1: 73–75 % in 3 runs of 20). Public:
-    a function of the bounds and the fine grid only."""
+    ``NumericColumn.bin_edges``; ``measured_grid`` adds its round values' cells, typed amounts
+    such as 500 or 15,000, as far as the grid affords them: ``_round_cells``); a continuous
+    column's cells at its bounds and the one holding 0 (a 0 fee, a top-code). Alone,
+    such a cell's grid count measures the pile at the grid's noise; inside a wide grid cell only
+    the fine 1-way marginal (``point_mass_fraction`` of ρ, σ about 2.3× the grid's) told the
+    pile from the rest of the cell, and the pile came back short by that noise (80 % zeros of
+    1,500 rows at ε = 1: 73–75 % in 3 runs of 20), or, at the job's union-bound significance,
+    at 0 % (loans' 15,000, 5.9 %; College's Books = 500, 22 %). Each lone cell is tested at 3σ
+    (``lone_measured``): a pure-noise cell passes with probability ≤ 2·P(Z > 3) = 0.27 %, so a
+    column's ≤ 12 round cells add ≤ 3.2 % a column of a fake round value, of about 3σ rows, and
+    a cell that does not pass gives its mass to its coarse cell (``spread_lone_noise``,
+    ``fold_noise_bins``). Public: a function of the bounds, grid shape and fine grid only."""
     edges = column.bin_edges()
     widths = np.diff(edges)
     point = np.zeros(values, dtype=bool)
@@ -468,6 +481,36 @@ def _point_cells(column: NumericColumn, values: int) -> np.ndarray:
         if edges[0] < 0 < edges[-1]:
             point[int(np.searchsorted(edges, 0.0, side="right")) - 1] = True
     return point
+
+
+ROUND_CELLS_PER_GRID_CELL = 0.5  # lone round cells per cell of the grid's n̂/(2σ), at most
+
+
+def _round_cells(
+    column: NumericColumn, values: int, records: float, sigma: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """A wide integer column's fine cells of one round value (``NumericColumn.round_values``),
+    and those the measured grid keeps alone: the roundest (``rounds.most_round``), at most
+    ``ROUND_CELLS_PER_GRID_CELL`` × n̂/(2σ) of them (n̂/(2σ): the grid ``grid_cells`` would
+    measure before its floor). Alone, a round cell is an a-priori pile cell (``_point_cells``'s
+    3σ bar), but also one more noisy cell of the 1-way grid, whose n̂/(2σ) cells keep the noise
+    of a cumulative count under half a bin (``grid_cells``): half as many again raise that
+    noise by at most √1.5 ≈ 1.22. Where n̂/(2σ) is a few cells this keeps them few (a 22 %
+    pile at 0 of 400 rows at AIM's σ ≈ 34: erased in 8 seeds of 48 with all four round cells
+    alone, 4 on main; benchmarks/README.md, "roundcells"). Every round cell, alone or not,
+    holds only a mass measured significant (``spread_lone_noise``'s ``keep_out``): inside a
+    wide grid cell an equal share of it would put a wide cell's mass on one value. Public:
+    bounds, grid, n̂ (DP) and σ."""
+    from synthpriv.rounds import most_round
+
+    typed = column.round_values()
+    none = np.zeros(values, dtype=bool)
+    if not len(typed):
+        return none, none
+    edges = column.bin_edges()
+    cells = (np.diff(edges) == 1) & np.isin(edges[:-1], typed)
+    keep = most_round(typed, int(ROUND_CELLS_PER_GRID_CELL * max(records, 0.0) / (2.0 * sigma)))
+    return cells, cells & np.isin(edges[:-1], keep)
 
 
 def compose(
@@ -514,7 +557,7 @@ def compose(
                     maps[attribute], lone & grid.priors[attribute] & ~measured,
                     int(attribute in missing))
             mass = spread_lone_noise(mass, measured, to_grid, maps[attribute],
-                                     int(attribute in missing))
+                                     int(attribute in missing), grid.rounds.get(attribute))
             atoms[attribute] = significant & heaped(
                 measurement.noisy_counts, float(np.max(measurement.sigma)),
                 significance(len(measurement.noisy_counts)))
@@ -645,7 +688,7 @@ def fold_noise_bins(mapping: np.ndarray, noise: np.ndarray, missing: int = 0) ->
 
 def spread_lone_noise(
     mass: np.ndarray, significant: np.ndarray, to_grid: np.ndarray, groups: np.ndarray,
-    missing: int = 0,
+    missing: int = 0, keep_out: np.ndarray | None = None,
 ) -> np.ndarray:
     """``mass`` with the mass of each fine cell that is a grid cell of its own (one integer: 0,
     1, a bound, every value of a small range) but not significant shared equally by the
@@ -660,21 +703,35 @@ def spread_lone_noise(
     Below the significance level the cell is not told apart from noise, so its mass is treated as
     noise is in ``fine_masses``: shared equally within the coarse cell. Each coarse cell's total is
     unchanged (the coarse 1-way counts are sums of these masses); the ``missing`` last codes are
-    left alone. Post-processing of the noisy counts only."""
+    left alone. ``keep_out``: cells pooled like lone ones when not significant, alone or not,
+    and that take no share while their coarse cell has another non-significant cell (a round
+    value's one-value cell among cells of ~130 values: an equal share put half of a two-cell
+    coarse cell's mass on 10,000, a fake 0.7 % spike; ``Coarsening.rounds``). Post-processing
+    of the noisy counts only."""
     values = len(mass) - missing
     lone = np.bincount(to_grid, minlength=int(to_grid.max()) + 1)[to_grid] == 1
-    pooled = lone & ~significant
+    pooled = (lone if keep_out is None else lone | keep_out) & ~significant
     pooled[values:] = False
     if not pooled.any():
         return mass
     sharing = ~significant
     sharing[values:] = False
     cells = int(groups.max()) + 1
+    if keep_out is not None:
+        others = sharing & ~keep_out
+        sharing = np.where(np.bincount(groups, weights=others, minlength=cells)[groups] > 0,
+                           others, sharing)
     pool = np.bincount(groups, weights=np.where(pooled, mass, 0.0), minlength=cells)
     takers = np.bincount(groups, weights=sharing.astype(float), minlength=cells)
     out = np.where(pooled, 0.0, mass)
     out[sharing] += pool[groups[sharing]] / takers[groups[sharing]]
+    if keep_out is not None:  # an empty coarse cell is drawn uniformly over its fine cells
+        empty = np.bincount(groups, weights=out, minlength=cells)[groups] <= 0  # (``refine``):
+        out[empty & sharing & ~keep_out] = EMPTY_SHARE  # there over its wider cells only
     return out
+
+
+EMPTY_SHARE = 1e-9  # rows: a mass far below one row, so ``refine`` draws only these cells
 
 
 HEAP_RATIO = 4.0  # a point mass holds at least this many times either neighbour's count
