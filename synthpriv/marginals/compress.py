@@ -78,6 +78,7 @@ class Coarsening:
     noise: Mapping[str, np.ndarray] = field(default_factory=dict)  # σ of each cell's mass (fitting)
     priors: Mapping[str, np.ndarray] = field(default_factory=dict)  # fine cells piled on a priori
     narrow: Mapping[str, np.ndarray] = field(default_factory=dict)  # not significant alone
+    tails: Mapping[str, np.ndarray] = field(default_factory=dict)  # fitted monotone (tail_masses)
 
     @property
     def changed(self) -> bool:
@@ -231,7 +232,7 @@ def choose_coarsening(
     measurements to come)."""
     by_attribute = {m.clique[0]: m for m in one_way if len(m.clique) == 1}
     combined = combined or {}
-    maps, masses, sizes, fitted, noise = {}, {}, {}, set(), {}
+    maps, masses, sizes, fitted, noise, tails = {}, {}, {}, set(), {}, {}
     for column in schema.modelled:
         name = column.name
         measurement = combined.get(name, by_attribute[name])
@@ -247,9 +248,11 @@ def choose_coarsening(
             present = records - (min(max(noisy[-1], 0.0), records) if blank else 0.0)
             noise[name] = np.broadcast_to(np.asarray(measurement.sigma, dtype=float),
                                           noisy.shape)
-            counts = (monotone_tails(noisy[:values], noise[name][:values])
-                      if column.spread_clipped else noisy[:values])  # DP bounds: see there
-            mass = fitted_masses(counts, present)
+            if column.spread_clipped:  # DP bounds: monotone tails (``tail_masses``)
+                mass, beyond = tail_masses(noisy[:values], noise[name][:values], present)
+                tails[name] = np.append(beyond, np.zeros(len(noisy) - values, dtype=bool))
+            else:
+                mass = fitted_masses(noisy[:values], present)
             groups = numeric_groups(mass, bin_count(records, later, max_bins), sigma)
             fitted.add(name)
         elif isinstance(column, CategoricalColumn) and merge_categories:
@@ -268,7 +271,7 @@ def choose_coarsening(
         maps[name], masses[name] = groups, mass
         sizes[name] = int(groups.max()) + 1
     return Coarsening(fine, Domain.from_sizes(sizes), maps, masses, frozenset(fitted),
-                      noise=noise)
+                      noise=noise, tails=tails)
 
 
 def decreasing_fit(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -329,6 +332,31 @@ def monotone_tails(noisy: np.ndarray, sigma: np.ndarray) -> np.ndarray:
     out[last + 1:] = decreasing_fit(noisy[last + 1:], weights[last + 1:])
     out[:first] = decreasing_fit(noisy[:first][::-1], weights[:first][::-1])[::-1]
     return out
+
+
+def tail_masses(
+    noisy: np.ndarray, sigma: np.ndarray, total: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """``fitted_masses`` of a DP-bounded column's grid counts after ``monotone_tails``, with the
+    cells beyond the bulk whose monotone fit is ≤ 0 held at 0: the least-squares fit that is
+    non-increasing outward and non-negative is the isotonic fit clipped at 0, so those cells
+    are estimated empty and stay so; ``total`` is kept over the other cells. Left to the
+    projection, a total above the positive mass (the column's noisy sum low by its noise, σ√k
+    over k cells) lowers its shift below 0 and gives every cell down to that shift mass, the
+    empty tail's too. Also returns the cells beyond the bulk (their masses are the fit's:
+    ``compose`` keeps them as they are, see there). Post-processing of the noisy counts."""
+    noisy = np.asarray(noisy, dtype=float)
+    fit = monotone_tails(noisy, sigma)
+    sigma = np.broadcast_to(np.asarray(sigma, dtype=float), noisy.shape)
+    bulk = np.flatnonzero(noisy >= SIGNIFICANT * sigma)
+    beyond = np.zeros(len(noisy), dtype=bool)
+    if not len(bulk):
+        return fitted_masses(noisy, total), beyond
+    beyond[:bulk[0]], beyond[bulk[-1] + 1:] = True, True
+    empty = beyond & (fit <= 0)
+    mass = np.zeros(len(noisy))
+    mass[~empty] = fitted_masses(fit[~empty], total)
+    return mass, beyond
 
 
 def missing_measured(measurement: Measurement) -> bool:
@@ -567,7 +595,9 @@ def compose(
                 maps[attribute] = fold_noise_bins(
                     maps[attribute], lone & grid.priors[attribute] & ~measured,
                     int(attribute in missing))
-            mass = spread_lone_noise(mass, measured, to_grid, maps[attribute],
+            beyond = chosen.tails.get(attribute)  # a monotone fit: not a lone cell's noise
+            mass = spread_lone_noise(mass, measured if beyond is None else measured
+                                     | beyond[to_grid], to_grid, maps[attribute],
                                      int(attribute in missing))
             atoms[attribute] = significant & heaped(
                 measurement.noisy_counts, float(np.max(measurement.sigma)),
