@@ -249,7 +249,8 @@ def choose_coarsening(
             noise[name] = np.broadcast_to(np.asarray(measurement.sigma, dtype=float),
                                           noisy.shape)
             if column.spread_clipped:  # DP bounds: monotone tails (``tail_masses``)
-                mass, beyond = tail_masses(noisy[:values], noise[name][:values], present)
+                mass, beyond = tail_masses(noisy[:values], noise[name][:values], present,
+                                           _bounds_alone(column, values))
                 tails[name] = np.append(beyond, np.zeros(len(noisy) - values, dtype=bool))
             else:
                 mass = fitted_masses(noisy[:values], present)
@@ -294,10 +295,39 @@ def decreasing_fit(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return np.repeat(np.asarray(means), sizes)
 
 
-def monotone_tails(noisy: np.ndarray, sigma: np.ndarray) -> np.ndarray:
+def _bounds_alone(column: NumericColumn, values: int) -> bool:
+    """Whether the measured grid's end cells are each one fine cell, the bound's own (the
+    grid is the fine grid, or ``_point_cells`` keeps the bounds alone). Public: bounds and
+    grid sizes only."""
+    fine = len(column.bin_edges()) - 1
+    return values == fine or bool(_point_cells(column, fine)[[0, -1]].all())
+
+
+def beyond_bulk(noisy: np.ndarray, sigma: np.ndarray, bounds_alone: bool = False) -> np.ndarray:
+    """The measured-grid cells (values only, in order) outside the bulk: before the first and
+    after the last cell whose noisy count passes ``SIGNIFICANT``·σ of its own noise. With
+    ``bounds_alone`` (the end cells are the bounds' own one-value cells) less those two: the
+    pile of rows a bound clips when it cuts into the data is no monotone tail (kept as
+    measured, such a cell below 3σ is shared over its coarse cell by ``spread_lone_noise``);
+    a wider end cell is fitted with the rest. None when no cell is significant. A function of
+    the noisy counts and the public noise only."""
+    noisy = np.asarray(noisy, dtype=float)
+    sigma = np.broadcast_to(np.asarray(sigma, dtype=float), noisy.shape)
+    beyond = np.zeros(len(noisy), dtype=bool)
+    bulk = np.flatnonzero(noisy >= SIGNIFICANT * sigma)
+    if len(bulk):
+        beyond[:bulk[0]] = True
+        beyond[bulk[-1] + 1:] = True
+        if bounds_alone:
+            beyond[[0, -1]] = False
+    return beyond
+
+
+def monotone_tails(noisy: np.ndarray, sigma: np.ndarray, bounds_alone: bool = False,
+                   ) -> np.ndarray:
     """An adaptive column's measured-grid counts (values only, in order; ``sigma`` each cell's
-    noise) with the cells beyond the outermost significant one on each side (``SIGNIFICANT``·σ:
-    the bulk, read from the noisy counts only) replaced by their least-squares fit that is
+    noise) with the cells beyond the bulk (``beyond_bulk``: past the outermost significant cell
+    on each side; with ``bounds_alone`` not the bounds' own cells) replaced by their least-squares fit that is
     non-increasing outward (``decreasing_fit``, weights 1/σ²). Unchanged when no cell is
     significant (no bulk to stand on).
 
@@ -306,13 +336,13 @@ def monotone_tails(noisy: np.ndarray, sigma: np.ndarray) -> np.ndarray:
     projection), that noise was released as values beyond the data (1-4 % of ages above 80 or
     below 18). Outward of the bulk a column's counts fall, so the fit pools a noise excursion
     with the cells beyond it: pure noise pools to about its mean (σ/√k over k cells) and the
-    outer blocks go negative, which ``fitted_masses`` then sets to 0; a real thin tail that
+    outer blocks go negative, which ``tail_masses`` then holds at 0; a real thin tail that
     falls outward (Adult's ``fnlwgt``) already is monotone and keeps its mass, as the fit keeps
     each block's total. Isotonic regression as post-processing of noisy counts: Hay, Rastogi,
     Miklau & Suciu 2010 (sorted, unattributed histograms), Lin & Kifer 2013 (the same, with
-    non-negativity).
-    What it cannot tell apart: a real cluster beyond the bulk that is below 3σ and not monotone
-    is pooled with the empty cells inward of it (its rows move towards the bulk, not away).
+    non-negativity). What it cannot tell apart: a real cluster beyond the bulk that is below 3σ
+    and not monotone is pooled with the empty cells inward of it (its rows move towards the
+    bulk, not away).
 
     Only for columns whose bounds the DP domain step chose (``choose_coarsening`` calls it when
     ``spread_clipped`` is non-empty, both sides: a DP bound at 0 is not in ``spread_clipped``,
@@ -323,19 +353,21 @@ def monotone_tails(noisy: np.ndarray, sigma: np.ndarray) -> np.ndarray:
     budget, no event, no sensitivity involved."""
     noisy = np.asarray(noisy, dtype=float)
     sigma = np.broadcast_to(np.asarray(sigma, dtype=float), noisy.shape)
-    bulk = np.flatnonzero(noisy >= SIGNIFICANT * sigma)
-    if not len(bulk):
-        return noisy
     out = noisy.copy()
-    first, last = int(bulk[0]), int(bulk[-1])
+    beyond = beyond_bulk(noisy, sigma, bounds_alone)
+    if not beyond.any():
+        return out
     weights = 1.0 / np.square(sigma)
-    out[last + 1:] = decreasing_fit(noisy[last + 1:], weights[last + 1:])
-    out[:first] = decreasing_fit(noisy[:first][::-1], weights[:first][::-1])[::-1]
+    first = int(np.flatnonzero(noisy >= SIGNIFICANT * sigma)[0])  # the bulk's first cell
+    cells = np.flatnonzero(beyond)
+    lower, upper = cells[cells < first], cells[cells > first]  # lower: outward is downward
+    out[upper] = decreasing_fit(noisy[upper], weights[upper])
+    out[lower] = decreasing_fit(noisy[lower][::-1], weights[lower][::-1])[::-1]
     return out
 
 
 def tail_masses(
-    noisy: np.ndarray, sigma: np.ndarray, total: float
+    noisy: np.ndarray, sigma: np.ndarray, total: float, bounds_alone: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``fitted_masses`` of a DP-bounded column's grid counts after ``monotone_tails``, with the
     cells beyond the bulk whose monotone fit is ≤ 0 held at 0: the least-squares fit that is
@@ -346,13 +378,10 @@ def tail_masses(
     empty tail's too. Also returns the cells beyond the bulk (their masses are the fit's:
     ``compose`` keeps them as they are, see there). Post-processing of the noisy counts."""
     noisy = np.asarray(noisy, dtype=float)
-    fit = monotone_tails(noisy, sigma)
-    sigma = np.broadcast_to(np.asarray(sigma, dtype=float), noisy.shape)
-    bulk = np.flatnonzero(noisy >= SIGNIFICANT * sigma)
-    beyond = np.zeros(len(noisy), dtype=bool)
-    if not len(bulk):
+    beyond = beyond_bulk(noisy, sigma, bounds_alone)
+    if not beyond.any():
         return fitted_masses(noisy, total), beyond
-    beyond[:bulk[0]], beyond[bulk[-1] + 1:] = True, True
+    fit = monotone_tails(noisy, sigma, bounds_alone)
     empty = beyond & (fit <= 0)
     mass = np.zeros(len(noisy))
     mass[~empty] = fitted_masses(fit[~empty], total)

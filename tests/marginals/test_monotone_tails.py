@@ -138,18 +138,20 @@ def test_the_fit_is_the_weighted_isotonic_regression(seed: int) -> None:
         assert np.allclose(decreasing_fit(values, weights), reference)
 
 
-def test_the_bulk_is_kept_and_each_tail_falls_outward() -> None:
-    """Cells from the first to the last significant one (3σ) are unchanged; outside them the
-    fit does not rise outward, each side keeps its weighted sum, and nothing moves when no cell
-    is significant."""
+def test_the_bulk_and_the_bound_cells_are_kept_and_each_tail_falls_outward() -> None:
+    """Cells from the first to the last significant one (3σ) are unchanged, and so are the two
+    end cells (the bounds' own: a pile of clipped rows is no monotone tail); between, the fit
+    does not rise outward and each side keeps its weighted sum; nothing moves when no cell is
+    significant."""
     sigma = np.array([10.0] * 4 + [20.0] * 6 + [10.0] * 5)
-    noisy = np.array([5.0, -3.0, 12.0, 4.0, 70.0, 30.0, 90.0, 66.0, 8.0, 25.0, -4.0, 9.0,
-                      3.0, 11.0, -2.0])
-    out = monotone_tails(noisy, sigma)
+    noisy = np.array([25.0, -3.0, 12.0, 4.0, 70.0, 30.0, 90.0, 66.0, 8.0, 25.0, -4.0, 9.0,
+                      3.0, 11.0, 28.0])
+    out = monotone_tails(noisy, sigma, bounds_alone=True)
     assert np.array_equal(out[4:8], noisy[4:8])  # cells 4 and 7 are the outermost ≥ 3σ
-    assert np.all(np.diff(out[7:]) <= 1e-12) and np.all(np.diff(out[:5]) >= -1e-12)
+    assert out[0] == noisy[0] and out[-1] == noisy[-1]
+    assert np.all(np.diff(out[7:-1]) <= 1e-12) and np.all(np.diff(out[1:5]) >= -1e-12)
     weights = 1 / sigma**2
-    assert np.sum(weights[8:] * out[8:]) == pytest.approx(np.sum(weights[8:] * noisy[8:]))
-    assert np.sum(weights[:4] * out[:4]) == pytest.approx(np.sum(weights[:4] * noisy[:4]))
+    for side in (slice(8, 14), slice(1, 4)):
+        assert np.sum(weights[side] * out[side]) == pytest.approx(np.sum(weights[side] * noisy[side]))
     assert out[8] < noisy[9]  # 25 beyond 8 pooled with it
     assert np.array_equal(monotone_tails(noisy / 10, sigma), noisy / 10)
