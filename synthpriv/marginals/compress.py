@@ -375,14 +375,23 @@ def tail_masses(
     are estimated empty and stay so; ``total`` is kept over the other cells. Left to the
     projection, a total above the positive mass (the column's noisy sum low by its noise, σ√k
     over k cells) lowers its shift below 0 and gives every cell down to that shift mass, the
-    empty tail's too. Also returns the cells beyond the bulk (their masses are the fit's:
-    ``compose`` keeps them as they are, see there). Post-processing of the noisy counts."""
+    empty tail's too. A bound's own cell (kept out of the fit, ``beyond_bulk``) next to a tail
+    cell estimated empty and itself below 3σ is empty too: no rows reach the bound, so it holds
+    no clipped pile, only noise (Adult's ``fnlwgt`` on 2,000 rows: 94 rows of noise at its DP
+    bound 1,048,575, kept alone in its coarse cell, released 2.6 % above the data). Also returns
+    the cells beyond the bulk (their masses are the fit's: ``compose`` keeps them as they are,
+    see there). Post-processing of the noisy counts."""
     noisy = np.asarray(noisy, dtype=float)
     beyond = beyond_bulk(noisy, sigma, bounds_alone)
     if not beyond.any():
         return fitted_masses(noisy, total), beyond
     fit = monotone_tails(noisy, sigma, bounds_alone)
     empty = beyond & (fit <= 0)
+    if bounds_alone and len(noisy) > 2:  # a bound's own cell next to an empty tail: no pile
+        sigma = np.broadcast_to(np.asarray(sigma, dtype=float), noisy.shape)
+        for end, inward in ((0, 1), (len(noisy) - 1, len(noisy) - 2)):
+            if empty[inward] and noisy[end] < SIGNIFICANT * sigma[end]:
+                empty[end] = beyond[end] = True
     mass = np.zeros(len(noisy))
     mass[~empty] = fitted_masses(fit[~empty], total)
     return mass, beyond
