@@ -22,6 +22,7 @@ from synthpriv.marginals.compress import (
     decreasing_fit,
     measured_grid,
     monotone_tails,
+    tail_masses,
 )
 from synthpriv.marginals.measurement import Measurement
 from synthpriv.schema import parse_schema
@@ -175,3 +176,20 @@ def test_the_bulk_and_the_bound_cells_are_kept_and_each_tail_falls_outward() -> 
         assert np.sum(weights[side] * out[side]) == pytest.approx(np.sum(weights[side] * noisy[side]))
     assert out[8] < noisy[9]  # 25 beyond 8 pooled with it
     assert np.array_equal(monotone_tails(noisy / 10, sigma), noisy / 10)
+
+
+def test_a_bound_cell_holds_a_pile_only_when_the_tail_reaches_it() -> None:
+    """The bounds' own one-value cells stay out of the fit; next to a tail cell estimated empty,
+    one below 3σ is noise at a bound no row reaches and is emptied (2.6 % of Adult's 2,000-row
+    ``fnlwgt`` released at its DP bound 1,048,575 otherwise), while a pile of clipped rows (3σ or
+    more) is kept whatever lies inward of it; the total is kept."""
+    sigma = np.full(10, 50.0)
+    noisy = np.array([120.0, -30.0, 400.0, 900.0, 500.0, 60.0, -80.0, -40.0, -20.0, 140.0])
+    mass, beyond = tail_masses(noisy, sigma, 2_000.0, bounds_alone=True)
+    assert mass[0] == 0 and mass[-1] == 0 and beyond[0] and beyond[-1]
+    assert mass.sum() == pytest.approx(2_000.0)
+    noisy[-1] = 160.0  # ≥ 3σ: a pile at the bound
+    mass, beyond = tail_masses(noisy, sigma, 2_000.0, bounds_alone=True)
+    assert mass[-1] > 0 and not beyond[-1]
+    wide, _ = tail_masses(noisy, sigma, 2_000.0, bounds_alone=False)  # end cells fitted too
+    assert wide[-1] < mass[-1]
