@@ -7,7 +7,8 @@ domain for everything measured after:
 
 * a numeric column: consecutive cells grouped to roughly equal mass, where the mass is the
   projection of the noisy counts onto non-negative counts with the same total, so pure-noise
-  stretches weigh about nothing;
+  stretches weigh about nothing; on DP bounds, outside the bulk, the counts are first fitted
+  non-increasing outward (``monotone_tails``, ``tail_masses``: no fake tail beyond the data);
   a fine cell holding a whole bin's mass (and 3σ) is a bin of its own (a point mass: 0, a
   top-code, a heaped value). The number of bins is ``round(sqrt(n̂ / (c·σ)))`` clamped to
   [2, max_bins]: a 2-way cell of two such columns then expects about c·σ records, so the domain
