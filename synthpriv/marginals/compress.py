@@ -310,7 +310,7 @@ def beyond_bulk(noisy: np.ndarray, sigma: np.ndarray, bounds_alone: bool = False
     ``bounds_alone`` (the end cells are the bounds' own one-value cells) less those two: the
     pile of rows a bound clips when it cuts into the data is no monotone tail (kept as
     measured, such a cell below 3σ is shared over its coarse cell by ``spread_lone_noise``);
-    a wider end cell is fitted with the rest. None when no cell is significant. A function of
+    a wider end cell is fitted with the rest. No cell when none is significant. A function of
     the noisy counts and the public noise only."""
     noisy = np.asarray(noisy, dtype=float)
     sigma = np.broadcast_to(np.asarray(sigma, dtype=float), noisy.shape)
@@ -328,9 +328,9 @@ def monotone_tails(noisy: np.ndarray, sigma: np.ndarray, bounds_alone: bool = Fa
                    ) -> np.ndarray:
     """An adaptive column's measured-grid counts (values only, in order; ``sigma`` each cell's
     noise) with the cells beyond the bulk (``beyond_bulk``: past the outermost significant cell
-    on each side; with ``bounds_alone`` not the bounds' own cells) replaced by their least-squares fit that is
-    non-increasing outward (``decreasing_fit``, weights 1/σ²). Unchanged when no cell is
-    significant (no bulk to stand on).
+    on each side; with ``bounds_alone`` not the bounds' own cells) replaced by their
+    least-squares fit that is non-increasing outward (``decreasing_fit``, weights 1/σ²).
+    Unchanged when no cell is significant (no bulk to stand on).
 
     Why: DP bounds are powers of two (Wage's ages, 18-80, get [0, 127]), so the grid's end cells
     often hold no row, only noise; kept by ``fitted_masses`` (its positive part survives the
