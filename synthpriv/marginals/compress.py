@@ -224,13 +224,14 @@ def categorical_groups(noisy: np.ndarray, sigma: float | np.ndarray) -> np.ndarr
 def choose_coarsening(
     schema: Schema, fine: Domain, one_way: Sequence[Measurement], records: float,
     max_bins: int = MAX_BINS, merge_categories: bool = True,
-    combined: Mapping[str, Measurement] | None = None,
+    combined: Mapping[str, Measurement] | None = None, grid: Coarsening | None = None,
 ) -> Coarsening:
     """The coarse domain from the noisy 1-way ``one_way`` measurements (one per attribute, on
     the fine domain) and the DP record estimate ``records``: post-processing only. ``combined``:
     better estimates of some of those 1-way counts (``combine_levels``), whose masses and 3σ rule
     are used; the number of bins still follows the noise of ``one_way`` (that of the
-    measurements to come)."""
+    measurements to come). ``grid``: the measured grid (fine → grid cells), whose cells' widths
+    the monotone tails fit densities by (``tail_masses``; without it, equal widths)."""
     by_attribute = {m.clique[0]: m for m in one_way if len(m.clique) == 1}
     combined = combined or {}
     maps, masses, sizes, fitted, noise, tails = {}, {}, {}, set(), {}, {}
@@ -251,7 +252,8 @@ def choose_coarsening(
                                           noisy.shape)
             if column.spread_clipped:  # DP bounds: monotone tails (``tail_masses``)
                 mass, beyond = tail_masses(noisy[:values], noise[name][:values], present,
-                                           _bounds_alone(column, values))
+                                           _bounds_alone(column, values),
+                                           _grid_widths(column, grid, values))
                 tails[name] = np.append(beyond, np.zeros(len(noisy) - values, dtype=bool))
             else:
                 mass = fitted_masses(noisy[:values], present)
@@ -296,6 +298,15 @@ def decreasing_fit(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return np.repeat(np.asarray(means), sizes)
 
 
+def _grid_widths(column: NumericColumn, grid: Coarsening | None, values: int) -> np.ndarray:
+    """The width in value of each of a column's ``values`` measured-grid cells (ones without
+    ``grid``). Public: bounds and grids only."""
+    if grid is None or column.name not in grid.maps:
+        return np.ones(values)
+    widths = np.diff(column.bin_edges())
+    return np.bincount(grid.maps[column.name][:len(widths)], weights=widths, minlength=values)
+
+
 def _bounds_alone(column: NumericColumn, values: int) -> bool:
     """Whether the measured grid's end cells are each one fine cell, the bound's own (the
     grid is the fine grid, or ``_point_cells`` keeps the bounds alone). Public: bounds and
@@ -325,12 +336,15 @@ def beyond_bulk(noisy: np.ndarray, sigma: np.ndarray, bounds_alone: bool = False
 
 
 def monotone_tails(noisy: np.ndarray, sigma: np.ndarray, bounds_alone: bool = False,
-                   ) -> np.ndarray:
+                   widths: np.ndarray | None = None) -> np.ndarray:
     """An adaptive column's measured-grid counts (values only, in order; ``sigma`` each cell's
     noise) with the cells beyond the bulk (``beyond_bulk``: past the outermost significant cell
     on each side; with ``bounds_alone`` not the bounds' own cells) replaced by their
-    least-squares fit that is non-increasing outward (``decreasing_fit``, weights 1/σ²).
-    Unchanged when no cell is significant (no bulk to stand on).
+    least-squares fit whose density (count over the cell's ``widths``, default equal) is
+    non-increasing outward: ``decreasing_fit`` of count/width with weights width²/σ², the
+    counts' own least squares. By density, not count: a one-value cell among wide ones (an
+    integer's 1 next to 0, a heap's cell) would otherwise take a wide cell's count (a column of
+    90 % zeros released 1s). Unchanged when no cell is significant (no bulk to stand on).
 
     Why: DP bounds are powers of two (Wage's ages, 18-80, get [0, 127]), so the grid's end cells
     often hold no row, only noise; kept by ``fitted_masses`` (its positive part survives the
@@ -358,17 +372,19 @@ def monotone_tails(noisy: np.ndarray, sigma: np.ndarray, bounds_alone: bool = Fa
     beyond = beyond_bulk(noisy, sigma, bounds_alone)
     if not beyond.any():
         return out
-    weights = 1.0 / np.square(sigma)
+    widths = np.ones(len(noisy)) if widths is None else np.asarray(widths, dtype=float)
+    density, weights = noisy / widths, np.square(widths / sigma)
     first = int(np.flatnonzero(noisy >= SIGNIFICANT * sigma)[0])  # the bulk's first cell
     cells = np.flatnonzero(beyond)
     lower, upper = cells[cells < first], cells[cells > first]  # lower: outward is downward
-    out[upper] = decreasing_fit(noisy[upper], weights[upper])
-    out[lower] = decreasing_fit(noisy[lower][::-1], weights[lower][::-1])[::-1]
+    out[upper] = widths[upper] * decreasing_fit(density[upper], weights[upper])
+    out[lower] = widths[lower] * decreasing_fit(density[lower][::-1], weights[lower][::-1])[::-1]
     return out
 
 
 def tail_masses(
     noisy: np.ndarray, sigma: np.ndarray, total: float, bounds_alone: bool = False,
+    widths: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``fitted_masses`` of a DP-bounded column's grid counts after ``monotone_tails``, with the
     cells beyond the bulk whose monotone fit is ≤ 0 held at 0: the least-squares fit that is
@@ -386,7 +402,7 @@ def tail_masses(
     beyond = beyond_bulk(noisy, sigma, bounds_alone)
     if not beyond.any():
         return fitted_masses(noisy, total), beyond
-    fit = monotone_tails(noisy, sigma, bounds_alone)
+    fit = monotone_tails(noisy, sigma, bounds_alone, widths)
     empty = beyond & (fit <= 0)
     if bounds_alone and len(noisy) > 2:  # a bound's own cell next to an empty tail: no pile
         sigma = np.broadcast_to(np.asarray(sigma, dtype=float), noisy.shape)

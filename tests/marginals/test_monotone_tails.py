@@ -56,7 +56,8 @@ def _fine_masses(schema, exact: np.ndarray, seed: int, rows: int = ROWS) -> np.n
     group = Measurement(("group",), np.full(3, rows / 3) + rng.normal(0, SIGMA_GRID, 3),
                         SIGMA_GRID)
     combined = {"age": combine_levels(measured, to_grid, fine)}
-    chosen = choose_coarsening(schema, grid.coarse, [measured, group], rows, combined=combined)
+    chosen = choose_coarsening(schema, grid.coarse, [measured, group], rows, combined=combined,
+                               grid=grid)
     total = compose(grid, chosen, {"age": fine}, bins={"age": bin_count(rows, SIGMA_GRID)})
     return total.masses["age"]
 
