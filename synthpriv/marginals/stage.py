@@ -360,6 +360,7 @@ class MarginalsStage(Stage):
         chosen = choose_coarsening(
             schema, data.domain, one_way, records, max_bins=self.options.max_bins,
             merge_categories=self.merges_categories, combined=combined, buckets=buckets,
+            grid=grid,
         )
         bins = {m.clique[0]: bin_count(records, float(np.max(m.sigma)), self.options.max_bins)
                 for m in one_way if m.clique[0] in fine_one_way}
