@@ -858,11 +858,12 @@ def spread_lone_noise(
     and that take no share while their coarse cell has another non-significant cell (a round
     value's one-value cell among cells of ~130 values: an equal share put half of a two-cell
     coarse cell's mass on 10,000, a fake 0.7 % spike; ``Coarsening.rounds``). ``fitted``: cells
-    whose mass is a monotone tail's fit (``tail_masses``): never pooled, and taking a share only
-    where the fit left mass (shared into the empty cells of a fitted tail, the lone cells' mass
-    of Adult's 60s–90s went up to 127: 3.3 % of ages above 90; kept from every share, a lone
-    1 pooled into a coarse cell of fitted cells had no other taker and came back as 1s).
-    Post-processing of the noisy counts only."""
+    whose mass is a monotone tail's fit (``tail_masses``): never pooled, and taking no share
+    (shared into a fitted tail, the lone cells' mass of Adult's 60s–90s went up to 127: 3.3 %
+    of ages above 90) unless the coarse cell has no other cell to take it, when those the fit
+    left mass take it (a lone 1 pooled into a coarse cell of fitted cells otherwise kept its
+    own mass and came back as 1s: tests/test_zeros_only.py). Post-processing of the noisy
+    counts only."""
     values = len(mass) - missing
     lone = np.bincount(to_grid, minlength=int(to_grid.max()) + 1)[to_grid] == 1
     kept = significant if fitted is None else significant | fitted
@@ -870,9 +871,13 @@ def spread_lone_noise(
     pooled[values:] = False
     if not pooled.any():
         return mass
-    sharing = ~kept if fitted is None else ~kept | (fitted & (mass > 0))
+    sharing = ~kept
     sharing[values:] = False
     cells = int(groups.max()) + 1
+    if fitted is not None:  # a pool with no taker but itself: the fitted cells holding mass
+        alone = np.bincount(groups, weights=sharing.astype(float), minlength=cells)[groups] < 2
+        sharing |= alone & fitted & (mass > 0)
+        sharing[values:] = False
     if keep_out is not None:
         others = sharing & ~keep_out
         sharing = np.where(np.bincount(groups, weights=others, minlength=cells)[groups] > 0,
