@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import sys
 import time
 from datetime import UTC, datetime
@@ -116,6 +117,13 @@ def fit_and_sample(domain_path: Path, model: str, epsilon: float, seed: int, out
             "sample_seconds": sampled - fitted}
 
 
+def cpu_since(before: resource.struct_rusage) -> float:
+    """User + system CPU seconds of the reaped child processes since ``before`` (a run on a
+    shared machine: its wall time depends on the load, its CPU time much less)."""
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
 def main() -> None:
     """Command line: every (table, model, repeat), or (internal) one run."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -156,7 +164,9 @@ def main() -> None:
                 command = [sys.executable, str(Path(__file__).resolve()), "--run-one",
                            str(domain), model, str(args.epsilon), str(seed), str(csv),
                            str(args.pgm_iters)]
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
                 outcome = run_isolated(command, args.max_seconds)
+                outcome["cpu_seconds"] = cpu_since(before)  # the run's, killed ones included
                 record = {"batch": datetime.now(UTC).isoformat(timespec="seconds"),
                           "table": name, "model": model, "epsilon": args.epsilon,
                           "repeat": repeat, "seed": seed, "csv": str(csv.resolve()),

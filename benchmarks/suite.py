@@ -736,7 +736,8 @@ def score_dpmm(args: argparse.Namespace) -> None:
                    "schema_mode": "public bounds", "epsilon_target": record["epsilon"],
                    "repeat": record["repeat"], "dpmm_version": record.get("dpmm_version"),
                    "pgm_iters": record.get("pgm_iters")}
-            outcome = {k: record[k] for k in ("status", "error", "wall") if k in record}
+            outcome = {k: record[k] for k in ("status", "error", "wall", "cpu_seconds")
+                       if k in record}
             if record["status"] == "ok":
                 csv = Path(record["csv"])
                 csv = rounded_copy(csv, schema) if variant else csv
