@@ -61,3 +61,22 @@ def test_both_drafts_are_judged_against_the_best(tmp_path) -> None:
     assert cells[5] == "0.100 / 0.240"
     assert cells[6] == "**no** / **no**"
     assert cells[7] == "yes / yes"
+
+
+def _row(records: list[dict]) -> list[str]:
+    floor = {"kind": "floor", "table": "t", "tvd_2": 0.01, "rows_train": 5000}
+    table_rows = runpy.run_path(str(BENCHMARKS / "issue24_targets.py"))["table_rows"]
+    (row,) = table_rows([floor, *records])
+    return [c.strip() for c in row.strip("|").split("|")]
+
+
+def test_ratio_is_judged_on_the_recipes_run_with_both_drafts() -> None:
+    """An AIM-only suite: safe 0.12 / data-read 0.10 = 1.2 holds, 0.13 / 0.10 fails (MST not
+    run is neither a failure nor a blank verdict); an MST run on the safe draft alone does not
+    decide the ratio either."""
+    draft = _run("aim", "draft", 0.10, 0.20)
+    assert _row([draft, _run("aim", "safe", 0.12, 0.25)])[4] == "yes"
+    assert _row([draft, _run("aim", "safe", 0.13, 0.25)])[4] == "**no**"
+    cells = _row([draft, _run("aim", "safe", 0.11, 0.22), _run("mst", "safe", 0.50, 0.60)])
+    assert cells[2] == "– / 0.500 = –"
+    assert cells[4] == "yes"
