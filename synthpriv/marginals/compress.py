@@ -404,10 +404,13 @@ def _fit_beyond(noisy: np.ndarray, sigma: np.ndarray, beyond: np.ndarray,
 
 
 # A fitted tail's outer part is kept only where its rows pass this many σ of their noise
-# (``noise_tails``). 2, not MST's 3: a tail is a sum over many cells, tested once per suffix of
-# blocks; pure noise over k = 10 (88) cells then keeps 0.26σ (0.92σ) in expectation, in 6 %
-# (10 %) of draws, against 2.0σ (6.8σ) without the test (N(0, 1) walks, 4,000 draws each:
-# benchmarks/README.md, "tailsfix"). A rate from the Gaussian tail, not tuned on a table.
+# (``noise_tails``). 1: hard thresholding at the point where keeping an estimate errs less than
+# dropping it (keep S when S² > Var S). Pure noise over k = 10 (80) cells then keeps 1.2σ
+# (3.9σ) in expectation against 2.0σ (6.6σ) without the test (N(0, 1) walks of the fit, 4,000
+# draws). 2 (the brief's first guess) kept 0.26σ (0.92σ) but cut a thin monotone tail to 44 %
+# of its rows and Adult-like hours to 58 % (tests/marginals/test_monotone_tails.py,
+# test_tail_noise.py); chosen on those synthetic cases, not on a table (benchmarks/README.md,
+# "tailsfix").
 TAIL_SIGNIFICANCE = 1.0
 
 
@@ -1195,19 +1198,6 @@ class BucketGroup:
     variance: float
     sides: tuple[str, ...] = ()
     beyond: Mapping[str, tuple[float, float]] = field(default_factory=dict)
-    weights: np.ndarray | None = None  # each cell's share of its width in the group (1: whole)
-    combined: bool = True  # a group ``with_buckets`` combined (else part of a merged one)
-
-    def share(self) -> np.ndarray:
-        """Each cell's weight in the group's sum (ones when no cell straddles its edges)."""
-        return np.ones(len(self.cells)) if self.weights is None else np.asarray(self.weights)
-
-    def summed(self, noisy: np.ndarray, variance: np.ndarray) -> tuple[float, float]:
-        """The group's part of ``noisy`` (Σ w·x over its cells) and that sum's variance
-        (Σ w²·v, independent cells)."""
-        w = self.share()
-        return (float(w @ np.asarray(noisy, dtype=float)[self.cells]),
-                float(np.square(w) @ np.asarray(variance, dtype=float)[self.cells]))
 
 
 def with_buckets(column: NumericColumn, measurement: Measurement,
@@ -1245,24 +1235,24 @@ def with_buckets(column: NumericColumn, measurement: Measurement,
     noisy = np.asarray(measurement.noisy_counts, dtype=float).copy()
     variance = np.broadcast_to(np.square(np.asarray(measurement.sigma, dtype=float)),
                                noisy.shape).copy()
-    for group in measured_groups(column, measurement, to_grid, split=False):
+    for group in measured_groups(column, measurement, to_grid):
         cells = group.cells
         for cell, count, count_var in _bound_heaps(column, to_grid, group):
             combined, combined_var = inverse_variance(noisy[[cell]], variance[[cell]],
                                                       np.array([count]), np.array([count_var]))
             noisy[cell], variance[cell] = combined[0], combined_var[0]
-        total, spread = group.summed(noisy, variance)
+        total, spread = float(noisy[cells].sum()), float(variance[cells].sum())
         combined, combined_var = inverse_variance(np.array([total]), np.array([spread]),
                                                   np.array([group.count]),
                                                   np.array([group.variance]))
-        share = group.share() * variance[cells] / spread
+        share = variance[cells] / spread
         noisy[cells] += share * (float(combined[0]) - total)
         variance[cells] -= share ** 2 * (spread - float(combined_var[0]))
     return Measurement(measurement.clique, noisy, np.sqrt(variance))
 
 
 def measured_groups(column: NumericColumn, measurement: Measurement,
-                    to_grid: np.ndarray, split: bool = True) -> list[BucketGroup]:
+                    to_grid: np.ndarray) -> list[BucketGroup]:
     """The ``bucket_groups`` that ``with_buckets`` combines with ``measurement`` (the grid-level
     1-way counts before it): all but a group holding a bound's cell (``outside: clip``) whose
     cells hold more than its buckets by ``CLIPPED_TEST``·σ of the difference (rows clipped from
@@ -1270,27 +1260,20 @@ def measured_groups(column: NumericColumn, measurement: Measurement,
     noisy = np.asarray(measurement.noisy_counts, dtype=float)
     variance = np.broadcast_to(np.square(np.asarray(measurement.sigma, dtype=float)),
                                noisy.shape)
-    kept = []
-    for group in bucket_groups(column, to_grid, split):
-        total, spread = group.summed(noisy, variance)
-        if not (group.sides and column.outside == "clip" and (
-                total - group.count >= CLIPPED_TEST * np.sqrt(spread + group.variance))):
-            kept.append(group)
-    return kept
+    return [group for group in bucket_groups(column, to_grid)
+            if not (group.sides and column.outside == "clip" and (
+                float(noisy[group.cells].sum()) - group.count >= CLIPPED_TEST * np.sqrt(
+                    float(variance[group.cells].sum()) + group.variance)))]
 
 
 def bucket_masses(noisy: np.ndarray, total: float, groups: Sequence[BucketGroup],
                   base: np.ndarray | None = None) -> np.ndarray:
     """``fitted_masses``, with the cells of each bucket group (``groups``: from
-    ``measured_groups``: one a bucket) whose rows are not told apart from 0 — its cells' noisy
-    sum (Σ w·x: the GLS estimate, where ``with_buckets`` combined that group), or where a
-    straddle merged it into a larger GLS group the smaller of that and its bucket count,
-    below ``SIGNIFICANT`` (3) times its bucket counts' σ —
-    projected onto non-negative counts of that sum of their own instead of sharing one shift
-    with the whole column: the Euclidean projection onto {x ≥ 0, Σ_group x = that sum}; a
-    straddling cell only for its part w in the bucket (the bucket count: where a straddle
-    merged the GLS groups, the cells' sum is not its bucket's, and a noise spike there read
-    as rows). Cells of noise beyond the data then take at most what their bucket holds (the
+    ``measured_groups``) whose noisy sum (the GLS estimate of the group, ``with_buckets``) is
+    not told apart from 0 — below ``SIGNIFICANT`` (3) times its bucket counts' σ, which bounds
+    the combined sum's — projected onto non-negative counts of that sum of their own instead of
+    sharing one shift with the whole column: the Euclidean projection onto {x ≥ 0, Σ_group x =
+    that sum}. Cells of noise beyond the data then take at most what their bucket holds (the
     catfold tail: the guard's bucket beyond a column's data, where the grid's noise was
     released as values nobody has). A group holding rows keeps the column's projection: split
     off, its noise cells took the share its real cells lost, and on small integer ranges one
@@ -1301,79 +1284,59 @@ def bucket_masses(noisy: np.ndarray, total: float, groups: Sequence[BucketGroup]
     the smaller of the two estimates per cell (both say its cells hold nothing; the fit empties
     cells the group's own projection would fill). Post-processing of the noisy counts."""
     mass = fitted_masses(noisy, total) if base is None else np.array(base, dtype=float)
-    empty = []
-    for group in groups:
-        held = group.summed(noisy, np.zeros(len(noisy)))[0]
-        held = held if group.combined else min(held, group.count)
-        if held < SIGNIFICANT * np.sqrt(group.variance):
-            empty.append((group, held))
+    empty = [g.cells for g in groups
+             if float(noisy[g.cells].sum()) < SIGNIFICANT * np.sqrt(g.variance)]
     if not empty:
         return mass
-    for group, held in empty:  # a straddling cell: only its part in the group (w) is capped
-        cells, w = group.cells, group.share()
-        own = fitted_masses(w * noisy[cells], held)
-        mass[cells] = (1 - w) * mass[cells] + (own if base is None
-                                                 else np.minimum(w * mass[cells], own))
+    for cells in empty:
+        own = fitted_masses(noisy[cells])
+        mass[cells] = own if base is None else np.minimum(mass[cells], own)
     summed = float(mass.sum())
     return mass * (max(total, 0.0) / summed) if summed > 0 else fitted_masses(noisy, total)
 
 
-def bucket_groups(column: NumericColumn, to_grid: np.ndarray,
-                  split: bool = False) -> list[BucketGroup]:
+def bucket_groups(column: NumericColumn, to_grid: np.ndarray) -> list[BucketGroup]:
     """Which grid cells (``to_grid``: fine cell → grid cell, the missing code last) the
-    column's ``bucket_counts`` measure, one group a bucket. Encoding clips a value outside
-    [lower, upper] onto the bound, so a bucket beyond a bound (carried when the noise shows it:
+    column's ``bucket_counts`` measure. Encoding clips a value outside [lower, upper] onto the
+    bound, so a bucket beyond a bound (carried when the noise shows it:
     ``privacy.bounds.carried_buckets``) measures rows of the bound's cell, and the bucket holding
     the bound measures the cells from the bound on: both count towards the first (last) bucket
     that starts inside the bounds. A bucket starts at its first value (an integer column's fine
     cells hold whole values from their left edge on; a continuous one's bucket of negative
     values also holds its far end, −2^(j+1), which a cell of that edge would hold only as its
-    first value: a measure-zero difference); a fine cell belongs to the bucket its first value
-    is in. Where a bucket's first value falls inside a grid cell (a straddling cell, whose rows
-    the two buckets share in proportions nobody measured), the two buckets are read as one:
-    counts summed, variances summed (the sum of two measurements is one of the union) — the
-    groups ``with_buckets`` combines. With ``split``, one group a bucket instead, a straddling
-    cell in both with a weight each: the share of its width in that bucket (its rows taken as
-    spread evenly over it; ``BucketGroup.summed``) — the groups ``bucket_masses`` caps: merged,
-    an empty octave beyond the data lost its cap (Wage's ages on [0, 255]: a grid cell across
-    128 joined [128, 255] to the bulk's bucket). Not for the GLS: in the bulk, where the
-    density changes within a cell, the even spread biased it (Wage's ``wage``, a cell across
-    64 and one across 128: KS 0.073 → 0.083 over 8 seeds). Public: the bounds and the grid;
-    the counts are DP outputs."""
+    first value: a measure-zero difference). Where a bucket's first value falls inside a grid
+    cell (not at its left edge: a straddling cell, whose rows the two buckets share in
+    proportions nobody measured), the two buckets are read as one: counts summed, variances
+    summed (the sum of two measurements is one of the union). Fine cells of an integer column
+    begin at whole values, so a grid cell straddles an octave edge only where the grid groups
+    several fine cells across it. Public: the bounds and the grid; the counts are DP outputs."""
     edges = column.bin_edges()
     values = len(edges) - 1
     cells = np.asarray(to_grid[:values])
-    widths = np.diff(edges)
+    starts = np.flatnonzero(np.r_[True, cells[1:] != cells[:-1]])  # each grid cell's first
+    left = edges[starts]
     buckets = column.bucket_counts or []
     firsts = np.array([b.lower for b in buckets])
-    starts = np.flatnonzero(np.r_[True, cells[1:] != cells[:-1]])  # each grid cell's first
+    # a bucket's first value inside (lower, upper] starts a group where a grid cell starts
+    # there; otherwise its bucket joins the group before (the straddled edge is merged)
     breaks = np.unique(firsts[(firsts > column.lower) & (firsts <= column.upper)
-                              & (split | np.isin(firsts, edges[starts]))])
-    aligned = np.isin(breaks, edges[starts])  # a group between two aligned breaks: unmerged
+                              & np.isin(firsts, left)])
     group_of_bucket = np.searchsorted(breaks, np.clip(firsts, column.lower, column.upper),
                                       side="right")
-    group_of_fine = np.searchsorted(breaks, edges[:-1], side="right")
-    grid_width = np.bincount(cells, weights=widths)
+    group_of_cell = np.searchsorted(breaks, left, side="right")
     groups = []
     for group in range(len(breaks) + 1):
         members = [b for b, g in zip(buckets, group_of_bucket, strict=True) if g == group]
-        inside = group_of_fine == group
-        held = np.unique(cells[inside])
+        held = np.unique(cells[starts[group_of_cell == group]])
         if not (members and held.size):
             continue
-        part = np.bincount(cells[inside], weights=widths[inside], minlength=len(grid_width))
-        weights = np.where(grid_width[held] > 0, part[held] / np.where(
-            grid_width[held] > 0, grid_width[held], 1.0), 1.0)
         sides = (("lower",) * (group == 0) + ("upper",) * (group == len(breaks)))
         beyond = {side: (float(sum(b.count for b in out)), float(sum(b.sigma ** 2 for b in out)))
                   for side, out in (("lower", [b for b in members if b.upper < column.lower]),
                                     ("upper", [b for b in members if b.lower > column.upper]))
                   if side in sides}
-        edges_aligned = aligned[max(group - 1, 0):group + 1]  # its two breaks (or one)
         groups.append(BucketGroup(held, float(sum(b.count for b in members)),
-                                  float(sum(b.sigma ** 2 for b in members)), sides, beyond,
-                                  None if np.all(weights == 1.0) else weights,
-                                  bool(np.all(edges_aligned))))
+                                  float(sum(b.sigma ** 2 for b in members)), sides, beyond))
     return groups
 
 

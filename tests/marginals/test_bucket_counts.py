@@ -22,7 +22,6 @@ from synthpriv.marginals.compress import (
     bucket_groups,
     bucket_masses,
     fitted_masses,
-    measured_groups,
     with_buckets,
 )
 from synthpriv.marginals.measurement import Measurement
@@ -82,10 +81,7 @@ def test_a_straddled_bucket_edge_reads_the_two_buckets_as_one() -> None:
     """Grid cells [0], [1..5], [6..9], [10..100] (public): the edge 8 of the bucket [8, 15]
     falls inside [6..9], so [4, 7] and [8, 15] measure the cells [1..5]'s part … only together;
     with [2, 3] (edge 2 inside [1..5]) and [16, 31], [32, 63], [64, 127] (inside [10..100])
-    all buckets from 1 on are one sum for the GLS: its count the buckets' sum, its variance
-    theirs. Split (the groups ``bucket_masses`` caps), each bucket is a group of its own and a
-    cell across an edge is in each bucket it meets with the share of its width there: [8, 15]
-    holds half of [6..9] and 6/91 of [10..100]; the last bucket holds the bound 100 (64-100)."""
+    all buckets from 1 on are one sum: its count the buckets' sum, its variance theirs."""
     buckets = [(0, 0, 30, 4), (1, 1, 7, 4), (2, 3, 9, 4), (4, 7, 50, 6), (8, 15, 20, 8),
                (16, 31, 60, 8), (32, 63, 80, 8), (64, 127, 90, 8)]
     column = _column(buckets)
@@ -98,42 +94,6 @@ def test_a_straddled_bucket_edge_reads_the_two_buckets_as_one() -> None:
     assert groups[0].sides == ("lower",) and groups[1].sides == ("upper",)
     # buckets beyond the upper bound 100 ([64, 127] holds it): counted in the last group
     assert groups[1].beyond == {"upper": (0.0, 0.0)}
-    split = bucket_groups(column, to_grid, split=True)
-    assert [g.cells.tolist() for g in split] == [[0], [1], [1], [1, 2], [2, 3], [3], [3], [3]]
-    expected = [[1], [1 / 5], [2 / 5], [2 / 5, 2 / 4], [2 / 4, 6 / 91], [16 / 91], [32 / 91],
-                [37 / 91]]
-    assert all(np.allclose(g.share(), e) for g, e in zip(split, expected, strict=True))
-    assert [g.count for g in split] == [b[2] for b in buckets]
-    assert [g.combined for g in split] == [True] + [False] * 7  # 1 is a grid cell's start
-    assert split[0].sides == ("lower",) and split[-1].sides == ("upper",)
-    assert split[-1].beyond == {"upper": (0.0, 0.0)}
-
-
-def test_an_empty_octave_beyond_the_data_caps_a_straddling_cell() -> None:
-    """Ages 18-80 on DP bounds [0, 255], grid cells of 20 values from 4 on (Wage's seed 0): the
-    cell [124, 143] straddles 128 and holds a 2.3σ noise excursion, [144, 163] another; the
-    bucket [128, 255] counts 0 ± 34. The GLS reads [64, 255] as one sum (the straddle), but
-    ``bucket_masses`` caps the octave's part of those cells at what its bucket holds: of the
-    300 rows of noise past 127 (by width), less than σ_b stays (merged, as on main, 66)."""
-    buckets = [(0, 0, 0, 34), (1, 1, 0, 34), (2, 3, 0, 34), (4, 7, 0, 34), (8, 15, 0, 34),
-               (16, 31, 400, 34), (32, 63, 1800, 34), (64, 127, 200, 34), (128, 255, 0, 34)]
-    column = _column(buckets, upper=255, missing=False)
-    edges = column.bin_edges()
-    to_grid = np.maximum((edges[:-1] - 4) // 20 + 1, 0).astype(int)  # [0..3], [4..23], …
-    cells = int(to_grid.max()) + 1
-    counts = np.bincount(to_grid, weights=np.where((edges[:-1] >= 18) & (edges[:-1] <= 80),
-                                                   2400 / 63, 0.0), minlength=cells)
-    noisy = counts.copy()
-    straddle, next_cell = int(to_grid[124]), int(to_grid[144])
-    noisy[straddle] += 195.0
-    noisy[next_cell] += 105.0
-    sigma = np.full(cells, 85.0)
-    measurement = Measurement(("x",), noisy, sigma)
-    combined = with_buckets(column, measurement, to_grid)
-    mass = bucket_masses(np.asarray(combined.noisy_counts), 2400.0,
-                         measured_groups(column, measurement, to_grid))  # as the stage does
-    past = float(mass[next_cell:].sum() + 16 / 20 * mass[straddle])  # 128 on, by width
-    assert past < 34, past
 
 
 def test_cells_holding_rows_clipped_from_unseen_buckets_are_left_alone() -> None:
