@@ -8,7 +8,8 @@ domain for everything measured after:
 * a numeric column: consecutive cells grouped to roughly equal mass, where the mass is the
   projection of the noisy counts onto non-negative counts with the same total, so pure-noise
   stretches weigh about nothing; on DP bounds, outside the bulk, the counts are first fitted
-  non-increasing outward (``monotone_tails``, ``tail_masses``: no fake tail beyond the data);
+  non-increasing outward (``monotone_tails``, ``tail_masses``: no fake tail beyond the data),
+  and a tail's outer blocks below their own noise set to 0 (``noise_tails``);
   a fine cell holding a whole bin's mass (and 3σ) is a bin of its own (a point mass: 0, a
   top-code, a heaped value). The number of bins is ``round(sqrt(n̂ / (c·σ)))`` clamped to
   [2, max_bins]: a 2-way cell of two such columns then expects about c·σ records, so the domain
@@ -424,8 +425,8 @@ def noise_tails(fit: np.ndarray, sigma: np.ndarray, sides: Sequence[np.ndarray],
     neighbours and keeps its sum (Wage's ages: a 2.3σ cell at 119-138 pooled to 44 rows a
     cell), a fake tail cut down but not gone; pooled, its rows are a sum over m cells whose
     noise is σ√m, so that sum is tested, not each cell. Monotone still: a suffix is set to 0.
-    What it costs: a real tail's outer part below 2σ√m of its cells is cut (its rows go to the
-    bulk through the projection's total). Post-processing of the noisy counts."""
+    What it costs: a real tail's outer part below z·σ√m of its m cells is cut (its rows go to
+    the bulk through the projection's total). Post-processing of the noisy counts."""
     out = np.array(fit, dtype=float)
     sigma = np.broadcast_to(np.asarray(sigma, dtype=float), out.shape)
     for cells in sides:
@@ -973,10 +974,12 @@ def empty_tails(mass: np.ndarray, to_grid: np.ndarray, groups: np.ndarray,
     cells = int(groups.max()) + 1
     tails = np.asarray(tails, dtype=bool)
     values = min(len(to_grid), len(mass))
-    grid_cells = int(to_grid[:values].max()) + 1
-    inside = np.flatnonzero(~tails[:grid_cells])
-    if not len(inside):
+    positive = np.maximum(np.asarray(mass[:values], dtype=float), 0.0)
+    if positive.sum() <= 0:
         return mass
+    # the column's centre of mass (in grid cells) lies in its bulk: a tail cell above it is on
+    # the upper side (not the bounds' own cells, which may sit outside a tail without mass)
+    centre = float(np.sum(to_grid[:values] * positive) / positive.sum())
     empty = np.bincount(groups, weights=mass, minlength=cells) <= 0
     out = np.array(mass, dtype=float)
     for code in np.flatnonzero(empty):
@@ -984,7 +987,7 @@ def empty_tails(mass: np.ndarray, to_grid: np.ndarray, groups: np.ndarray,
         held = held[tails[held]]
         if not len(held):
             continue
-        start = held.min() if held.min() > inside[0] else held.max()  # upper side: lowest
+        start = held.min() if held.min() > centre else held.max()  # upper side: the lowest
         out[:values][to_grid[:values] == start] = EMPTY_SHARE
     return out
 

@@ -180,6 +180,11 @@ def test_an_empty_tail_coarse_cell_is_drawn_where_the_tail_starts() -> None:
     lower = empty_tails(mass[::-1], to_grid[::-1].max() - to_grid[::-1], groups[::-1].max()
                         - groups[::-1], tails[::-1])
     assert lower[1] == EMPTY_SHARE and lower[3] == EMPTY_SHARE and lower[0] == 0.0
+    # the lower bound's own cell kept out of the tail, holding rows: the lower tail's empty
+    # coarse cell is still drawn next to the bulk (its highest cell), not next to the bound
+    bound = empty_tails(np.array([30.0, 0.0, 0.0, 200.0, 300.0]), np.arange(5),
+                        np.array([0, 1, 1, 2, 3]), np.array([False, True, True, False, False]))
+    assert bound[2] == EMPTY_SHARE and bound[1] == 0.0
 
 
 def test_a_pool_goes_to_its_coarse_cell_by_one_rule() -> None:
