@@ -1,0 +1,208 @@
+"""A fitted tail's outer blocks tested against their noise (``compress.noise_tails``), an empty
+tail's coarse cell drawn where the tail starts (``compress.empty_tails``), and who takes a pooled
+lone cell's mass (``compress.spread_lone_noise``), issue 24 item 4.
+
+Noise as in test_monotone_tails.py (σ_g = 85 for the grid 1-way, σ_f = 200 for the fine one,
+combined as the marginals stage does, then ``choose_coarsening`` and ``compose``); what is
+checked is the decoding mass ``compose`` gives the fine cells, and, for the empty coarse cell, the
+values a later noisy 1-way of the coarse cells would decode (``Coarsening.refine``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from synthpriv.encoding import TableEncoder
+from synthpriv.marginals.compress import (
+    EMPTY_SHARE,
+    TAIL_SIGNIFICANCE,
+    bin_count,
+    choose_coarsening,
+    combine_levels,
+    compose,
+    empty_tails,
+    measured_grid,
+    noise_tails,
+    spread_lone_noise,
+)
+from synthpriv.marginals.measurement import Measurement
+from synthpriv.schema import parse_schema
+
+SIGMA_GRID, SIGMA_FINE = 85.0, 200.0
+DRAWS = 100
+
+
+def _schema(upper: int = 255):
+    return parse_schema({"columns": [
+        {"name": "x", "kind": "integer", "lower": 0, "upper": upper,
+         "spread_clipped": ["upper"]},  # DP bounds, as the domain step writes [0, upper]
+        {"name": "group", "kind": "categorical", "categories": list("abc")},
+    ]}, "test")
+
+
+def _counts(schema, values: np.ndarray) -> np.ndarray:
+    edges = schema.column("x").bin_edges()
+    return np.bincount(np.searchsorted(edges, values, side="right") - 1,
+                       minlength=len(edges) - 1).astype(float)
+
+
+def _masses(schema, exact: np.ndarray, seed: int, rows: int, planted: dict[int, float]
+            | None = None):
+    """(fine masses of ``x`` after ``compose``, the composed coarsening, the measured grid):
+    both levels of the 1-way measured with seeded Gaussian noise, ``planted`` rows added to
+    the noise of some grid cells (a noise excursion as one seed of a real run drew it)."""
+    rng = np.random.default_rng(seed)
+    grid = measured_grid(schema, TableEncoder(schema).domain, rows, SIGMA_GRID)
+    to_grid, cells = grid.maps["x"], grid.coarse["x"]
+    noise = rng.normal(0, SIGMA_GRID, cells)
+    for cell, rows_ in (planted or {}).items():
+        noise[cell] += rows_
+    fine = Measurement(("x",), exact + rng.normal(0, SIGMA_FINE, len(exact)), SIGMA_FINE)
+    measured = Measurement(("x",), np.bincount(to_grid, exact, cells) + noise, SIGMA_GRID)
+    group = Measurement(("group",), np.full(3, rows / 3) + rng.normal(0, SIGMA_GRID, 3),
+                        SIGMA_GRID)
+    chosen = choose_coarsening(schema, grid.coarse, [measured, group], rows,
+                               combined={"x": combine_levels(measured, to_grid, fine)}, grid=grid)
+    total = compose(grid, chosen, {"x": fine}, bins={"x": bin_count(rows, SIGMA_GRID)})
+    return total.masses["x"], total, grid
+
+
+def test_the_cells_beyond_the_data_keep_less_than_one_cells_positive_noise() -> None:
+    """Wage's ages (2,400 rows, 18-80) on DP bounds [0, 255]: 14 grid cells of 18 values, ten
+    of them wholly past the data, one before it (their mass is checked). The monotone fit
+    alone keeps about E[max(0, S₁, …, S_k)] of each side's noise walk (test_monotone_tails.py;
+    51 rows over 200
+    draws after the projection, as on main); with its outer blocks tested against their
+    noise, less than the positive part of ONE cell's noise, E[max(0, N(0, σ_g²))] = σ_g/√(2π)
+    (34 rows), for the whole column: 26."""
+    schema, rows = _schema(), 2_400
+    exact = _counts(schema, np.clip(np.round(np.random.default_rng(0).normal(42, 11.5, rows)),
+                                    18, 80))
+    to_grid = measured_grid(schema, TableEncoder(schema).domain, rows, SIGMA_GRID).maps["x"]
+    outside = (np.bincount(to_grid[:len(exact)], exact) == 0)[to_grid[:len(exact)]]
+    fake = [_masses(schema, exact, seed, rows)[0][:len(exact)][outside].sum()
+            for seed in range(2 * DRAWS)]
+    assert np.mean(fake) < SIGMA_GRID / np.sqrt(2 * np.pi), np.mean(fake)
+
+
+# Adult's hours-per-week above 74 (32,561 rows): heaps at 75, 80, 84, 90, 99, a few rows between
+ADULT_HOURS_TAIL = {75: 66, 76: 3, 77: 6, 78: 8, 80: 133, 81: 3, 82: 1, 84: 45, 85: 13, 86: 2,
+                    87: 1, 88: 2, 89: 2, 90: 29, 91: 3, 92: 1, 94: 1, 95: 2, 96: 5, 97: 2,
+                    98: 11, 99: 85}
+
+
+def test_a_real_thin_tail_that_does_not_fall_steadily_is_kept() -> None:
+    """Adult's hours-per-week (32,000 rows on DP bounds [0, 127], one value a grid cell): a bulk
+    around 40 with heaps at 40, 50, 60, and above 74 Adult's own thin tail (424 rows, heaps at
+    75, 80, 84, 99, none ≥ 3σ), not monotone. Over 200 draws its mass is kept within one grid
+    cell's noise σ_g (357 rows; on main 394) and the empty cells past 99 hold less than σ_g
+    (59; on main 85)."""
+    schema, rows = _schema(127), 32_000
+    rng = np.random.default_rng(2)
+    tail_rows = sum(ADULT_HOURS_TAIL.values())
+    bulk = np.clip(np.round(rng.normal(41, 10, rows - tail_rows)), 1, 74)
+    bulk[:4_000], bulk[4_000:6_000], bulk[6_000:7_400] = 40, 50, 60
+    tail = np.repeat(list(ADULT_HOURS_TAIL), list(ADULT_HOURS_TAIL.values()))
+    exact = _counts(schema, np.concatenate([bulk, tail]))
+    values = np.arange(128)
+    draws = [_masses(schema, exact, seed, rows)[0][:128] for seed in range(2 * DRAWS)]
+    kept = np.mean([d[(values >= 75) & (values <= 99)].sum() for d in draws])
+    past = np.mean([d[values > 99].sum() for d in draws])
+    assert abs(kept - tail_rows) < SIGMA_GRID, (kept, tail_rows)
+    assert past < SIGMA_GRID, past
+
+
+def _decoded(schema, exact: np.ndarray, seed: int, rows: int) -> np.ndarray:
+    """Rows per fine cell as a release decodes them: each coarse cell gets a later noisy 1-way
+    count of its rows (its fitted sum plus N(0, σ_g²) per grid cell in it, clipped at 0: what
+    the model's 1-way marginal follows), drawn within by ``Coarsening.refine``'s rule (by
+    mass, uniformly where the cell holds none)."""
+    mass, total, grid = _masses(schema, exact, seed, rows)
+    rng = np.random.default_rng(1_000 + seed)
+    groups = total.maps["x"]
+    cells = int(groups.max()) + 1
+    sums = np.bincount(groups, weights=mass, minlength=cells)
+    grid_cells = np.array([len(np.unique(grid.maps["x"][groups == c])) for c in range(cells)])
+    later = np.maximum(sums + rng.normal(0, SIGMA_GRID * np.sqrt(grid_cells)), 0.0)
+    held = sums[groups] > 0
+    within = np.where(held, mass / np.where(held, sums[groups], 1.0),
+                      1.0 / np.bincount(groups, minlength=cells)[groups])
+    decoded = later[groups] * within
+    return decoded * rows / decoded.sum()
+
+
+def test_rows_given_an_emptied_tail_land_where_it_starts() -> None:
+    """Wage's ages (2,400 rows, 18-80) on DP bounds [0, 127], grid cells of 9 values: where the
+    tail's coarse cell was emptied (the fit and its noise test), a later noisy 1-way still
+    gives it rows, which ``refine`` spread uniformly out to 127 (Wage's seed 7: 4.6 % of ages
+    above 80). Drawn at the tail's first grid cell instead, the rows decoded past 80 stay below
+    the positive part of one cell's noise σ_g/√(2π) on average over 200 draws (23; without
+    ``empty_tails`` 45)."""
+    schema, rows = _schema(127), 2_400
+    exact = _counts(schema, np.clip(np.round(np.random.default_rng(0).normal(42, 11.5, rows)),
+                                    18, 80))
+    past = np.arange(len(exact)) > 80
+    fake = [_decoded(schema, exact, seed, rows)[:len(exact)][past].sum()
+            for seed in range(2 * DRAWS)]
+    assert np.mean(fake) < SIGMA_GRID / np.sqrt(2 * np.pi), np.mean(fake)
+
+
+def test_outer_blocks_below_their_noise_are_cut_and_inner_ones_kept() -> None:
+    """``noise_tails`` at 1σ, σ = 10 a cell, one side in order outward, blocks 50 | 12, 12 |
+    6, 6, 6: the outer block's 18 rows pass 10·√3 ≈ 17.3, so all is kept. At 3 a cell (9 rows)
+    it is cut, and the next suffix (24 + 9 = 33 ≥ 10·√5 ≈ 22.4) keeps the 12s. Both sides at
+    once, the lower one running downward: a lone outer cell below σ goes on each side."""
+    sigma = np.full(6, 10.0)
+    upper = np.arange(6)
+    fit = np.array([50.0, 12.0, 12.0, 6.0, 6.0, 6.0])
+    assert np.array_equal(noise_tails(fit, sigma, [upper], 1.0), fit)
+    fit[3:] = 3.0
+    assert np.array_equal(noise_tails(fit, sigma, [upper], 1.0), [50, 12, 12, 0, 0, 0])
+    both = np.array([5.0, 40.0, 90.0, 30.0, 4.0, -2.0])  # lower side: cells 1, 0 (outward)
+    out = noise_tails(both, sigma, [np.array([1, 0]), np.array([3, 4, 5])], 1.0)
+    assert np.array_equal(out, [0.0, 40.0, 90.0, 30.0, 0.0, -2.0])
+    assert TAIL_SIGNIFICANCE == 1.0
+
+
+def test_an_empty_tail_coarse_cell_is_drawn_where_the_tail_starts() -> None:
+    """A coarse cell made only of fitted tail cells that the fit emptied: ``refine`` would draw
+    it uniformly over its fine cells (out to the DP bound: Wage's ages 60-127 in a seeded run,
+    4.6 % of ages above 80); its tail cell nearest the bulk gets a token mass instead, on the
+    upper side the lowest, on the lower side the highest; the total is unchanged."""
+    to_grid = np.array([0, 0, 1, 1, 2, 3, 4, 5, 6])  # 9 fine cells, 7 grid cells
+    groups = np.array([0, 0, 0, 0, 1, 2, 2, 3, 3])  # coarse: lower tail+bulk, bulk, two tails
+    tails = np.array([True, False, False, True, True, True, True])  # per grid cell
+    mass = np.array([0.0, 0.0, 5.0, 5.0, 100.0, 0.0, 0.0, 0.0, 0.0])
+    out = empty_tails(mass, to_grid, groups, tails)
+    assert out[5] == EMPTY_SHARE and out[7] == EMPTY_SHARE  # grid cells 3 and 5: nearest
+    assert np.array_equal(np.delete(out, [5, 7]), np.delete(mass, [5, 7]))
+    assert out.sum() == pytest.approx(mass.sum())
+    lower = empty_tails(mass[::-1], to_grid[::-1].max() - to_grid[::-1], groups[::-1].max()
+                        - groups[::-1], tails[::-1])
+    assert lower[1] == EMPTY_SHARE and lower[3] == EMPTY_SHARE and lower[0] == 0.0
+    # the lower bound's own cell kept out of the tail, holding rows: the lower tail's empty
+    # coarse cell is still drawn next to the bulk (its highest cell), not next to the bound
+    bound = empty_tails(np.array([30.0, 0.0, 0.0, 200.0, 300.0]), np.arange(5),
+                        np.array([0, 1, 1, 2, 3]), np.array([False, True, True, False, False]))
+    assert bound[2] == EMPTY_SHARE and bound[1] == 0.0
+
+
+def test_a_pool_goes_to_its_coarse_cell_by_one_rule() -> None:
+    """Takers of a pooled lone cell's mass: the non-significant cells not kept out (round cells,
+    fitted tail cells); where that is no cell, or only the pooled cell itself, the coarse cell's
+    other cells holding mass, by their mass; where none holds mass, its non-significant cells."""
+    to_grid = np.arange(6)  # every fine cell a grid cell of its own
+    significant = np.array([True, False, False, False, False, False])
+    fitted = np.array([False, False, True, True, False, False])
+    groups = np.array([0, 0, 0, 0, 1, 1])
+    mass = np.array([60.0, 20.0, 30.0, 10.0, 8.0, 4.0])
+    out = spread_lone_noise(mass, significant, to_grid, groups, fitted=fitted)
+    # coarse 0: the lone 1 (20) pooled, no other taker: by mass to 60, 30, 10 (not back to 1)
+    assert out[:4] == pytest.approx([60 + 12, 0, 30 + 6, 10 + 2])
+    assert out[4:] == pytest.approx([6.0, 6.0])  # coarse 1: two non-significant: equal shares
+    keep_out = np.array([False, True, False, False, False, False])  # a round cell
+    rounds = spread_lone_noise(mass, significant, to_grid, groups, keep_out=keep_out)
+    assert rounds[1] == 0 and rounds[:4].sum() == pytest.approx(120.0)
+    empty = spread_lone_noise(np.array([0.0, 5.0]), np.zeros(2, dtype=bool), np.arange(2),
+                              np.zeros(2, dtype=int), keep_out=np.array([True, True]))
+    assert empty == pytest.approx([2.5, 2.5])  # nothing else holds mass: as measured, shared
