@@ -8,8 +8,7 @@ domain for everything measured after:
 * a numeric column: consecutive cells grouped to roughly equal mass, where the mass is the
   projection of the noisy counts onto non-negative counts with the same total, so pure-noise
   stretches weigh about nothing; on DP bounds, outside the bulk, the counts are first fitted
-  non-increasing outward (``monotone_tails``, ``tail_masses``: no fake tail beyond the data),
-  and a tail's outer blocks below their own noise set to 0 (``noise_tails``);
+  non-increasing outward (``monotone_tails``, ``tail_masses``: no fake tail beyond the data);
   a fine cell holding a whole bin's mass (and 3σ) is a bin of its own (a point mass: 0, a
   top-code, a heaped value). The number of bins is ``round(sqrt(n̂ / (c·σ)))`` clamped to
   [2, max_bins]: a 2-way cell of two such columns then expects about c·σ records, so the domain
@@ -404,52 +403,11 @@ def _fit_beyond(noisy: np.ndarray, sigma: np.ndarray, beyond: np.ndarray,
     return out
 
 
-# A fitted tail's outer part is kept only where its rows pass this many σ of their noise
-# (``noise_tails``). 1: hard thresholding at the point where keeping an estimate errs less than
-# dropping it (keep S when S² > Var S). Pure noise over k = 10 (80) cells then keeps 1.2σ
-# (3.9σ) in expectation against 2.0σ (6.6σ) without the test (N(0, 1) walks of the fit, 4,000
-# draws). 2 (the brief's first guess) kept 0.26σ (0.92σ) but cut a thin monotone tail to 44 %
-# of its rows and Adult-like hours to 58 % (tests/marginals/test_monotone_tails.py,
-# test_tail_noise.py); chosen on those synthetic cases, not on a table (benchmarks/README.md,
-# "tailsfix").
-TAIL_SIGNIFICANCE = 1.0
-
-
-def noise_tails(fit: np.ndarray, sigma: np.ndarray, sides: Sequence[np.ndarray],
-                z: float = TAIL_SIGNIFICANCE) -> np.ndarray:
-    """``fit`` (a ``monotone_tails`` fit) with, on each side (``sides``: cells beyond the bulk in
-    order outward), the outer blocks of positive fit set to 0 while their rows are not told
-    apart from noise: from the outermost positive block inward, the blocks from there on hold
-    less than ``z``·σ of their summed noise (√Σσ²). The first suffix that passes is kept with
-    everything inward of it. Why: the fit pools a noise excursion beyond the data with its
-    neighbours and keeps its sum (Wage's ages: a 2.3σ cell at 119-138 pooled to 44 rows a
-    cell), a fake tail cut down but not gone; pooled, its rows are a sum over m cells whose
-    noise is σ√m, so that sum is tested, not each cell. Monotone still: a suffix is set to 0.
-    What it costs: a real tail's outer part below z·σ√m of its m cells is cut (its rows go to
-    the bulk through the projection's total). Post-processing of the noisy counts."""
-    out = np.array(fit, dtype=float)
-    sigma = np.broadcast_to(np.asarray(sigma, dtype=float), out.shape)
-    for cells in sides:
-        positive = np.flatnonzero(out[cells] > 0)
-        if not len(positive):
-            continue
-        kept = cells[:positive[-1] + 1]  # a non-increasing fit: its positive cells come first
-        values = out[kept]
-        starts = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])  # the pooled blocks
-        for start in starts[::-1]:
-            outer = kept[start:]
-            if values[start:].sum() >= z * np.sqrt(np.square(sigma[outer]).sum()):
-                break
-            out[outer] = 0.0
-    return out
-
-
 def tail_masses(
     noisy: np.ndarray, sigma: np.ndarray, total: float, bounds_alone: bool = False,
     widths: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``fitted_masses`` of a DP-bounded column's grid counts after ``monotone_tails`` and
-    ``noise_tails`` (a tail's outer blocks not told apart from noise set to 0), with the
+    """``fitted_masses`` of a DP-bounded column's grid counts after ``monotone_tails``, with the
     cells beyond the bulk whose monotone fit is ≤ 0 held at 0: the least-squares fit that is
     non-increasing outward and non-negative is the isotonic fit clipped at 0, so those cells
     are estimated empty and stay so; ``total`` is kept over the other cells. Left to the
@@ -466,8 +424,7 @@ def tail_masses(
     beyond = beyond_bulk(noisy, sigma, bounds_alone)
     if not beyond.any():
         return fitted_masses(noisy, total), beyond
-    fit = noise_tails(_fit_beyond(noisy, sigma, beyond, widths), sigma,
-                      _outward(noisy, sigma, beyond), TAIL_SIGNIFICANCE)
+    fit = _fit_beyond(noisy, sigma, beyond, widths)
     empty = beyond & (fit <= 0)
     if bounds_alone and len(noisy) > 2:  # a bound's own cell next to an empty tail: no pile
         for end, inward in ((0, 1), (len(noisy) - 1, len(noisy) - 2)):
