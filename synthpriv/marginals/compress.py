@@ -59,7 +59,7 @@ from synthpriv.counting import CachedCounts
 from synthpriv.domain import CountSource, Domain, clique_counts
 from synthpriv.marginals.measurement import Measurement
 from synthpriv.rounds import most_round
-from synthpriv.schema import FINE_CELLS, CategoricalColumn, NumericColumn, Schema
+from synthpriv.schema import FINE_CELLS, CategoricalColumn, HeapCount, NumericColumn, Schema
 
 Clique = tuple[str, ...]
 BIN_NOISE_RATIO = 1.0  # c: a 2-way cell of two adaptive columns expects about c·σ records
@@ -613,7 +613,7 @@ def _point_cells(column: NumericColumn, values: int) -> np.ndarray:
     1,500 rows at ε = 1: 73–75 % in 3 runs of 20), or, at the job's union-bound significance,
     at 0 % (loans' 15,000, 5.9 %; College's Books = 500, 22 %). Each lone cell is tested at 3σ
     (``lone_measured``): a pure-noise cell passes with probability ≤ 2·P(Z > 3) = 0.27 %, so a
-    column's ≤ 12 round cells add ≤ 3.2 % a column of a fake round value, of about 3σ rows, and
+    column's ≤ 24 round cells add ≤ 6.5 % a column of a fake round value, of about 3σ rows, and
     a cell that does not pass gives its mass to its coarse cell (``spread_lone_noise``,
     ``fold_noise_bins``). Public: a function of the bounds, grid shape and fine grid only."""
     edges = column.bin_edges()
@@ -656,8 +656,28 @@ def _round_cells(
         return none, none
     edges = column.bin_edges()
     cells = (np.diff(edges) == 1) & np.isin(edges[:-1], typed)
-    keep = most_round(typed, int(ROUND_CELLS_PER_GRID_CELL * max(records, 0.0) / (2.0 * sigma)))
+    shown = _round_piles(column, typed)
+    room = int(ROUND_CELLS_PER_GRID_CELL * max(records, 0.0) / (2.0 * sigma)) - len(shown)
+    keep = np.concatenate([shown, most_round(typed[~np.isin(typed, shown)], room)])
     return cells, cells & np.isin(edges[:-1], keep)
+
+
+ROUND_PILE = 2.0  # a round value whose candidate count passes this many σ_h is kept alone
+
+
+def _round_piles(column: NumericColumn, typed: np.ndarray) -> np.ndarray:
+    """The round values (of ``typed``) whose domain-step candidate count (``round_counts``,
+    released unthresholded: synthpriv.privacy.candidates) passes ``ROUND_PILE``·σ_h: kept alone
+    on the measured grid whatever their roundness, on top of ``_round_cells``' roundest. A
+    pre-selection, not the test: a lone round cell is an a-priori pile cell whose combined count
+    (grid, fine and this count: ``with_round_counts``, ``combine_levels``) must still pass 3σ
+    (``lone_measured``). Pure noise passes 2σ_h with P ≈ 2.3 % and then the 3σ test about one
+    time in 20 (the count chosen for passing is a share of the combined one): ≈ 0.1 % a round
+    value; a 139-row pile at σ_h ≈ 49 (College's `Books` = 500 under AIM) passes both about 70 %
+    of the time, where the roundest-first cap kept 1,000 alone instead (benchmarks/README.md,
+    "smallpm"). Post-processing of DP outputs."""
+    piles = [c.value for c in column.round_counts or () if c.count >= ROUND_PILE * c.sigma]
+    return typed[np.isin(typed, piles)]
 
 
 def compose(
@@ -1069,8 +1089,28 @@ def with_heaps(column: NumericColumn, measurement: Measurement) -> Measurement:
     integer's [v, v+1), a continuous [v, nextafter(v))) and no clipped rows (not a bound, unless
     values outside the bounds are read as missing) is combined; declared point masses (no count)
     and every other cell keep the recipe's count. Post-processing: no budget, no event."""
+    measurement = with_round_counts(column, measurement)
     if not column.heap_counts:
         return measurement
+    return _with_values(column, measurement, column.heap_counts)
+
+
+def with_round_counts(column: NumericColumn, measurement: Measurement) -> Measurement:
+    """A numeric column's FINE 1-way measurement with each round value's own cell combined, by
+    inverse variance, with the domain step's candidate count of that value (``round_counts``:
+    released whatever it is, so unbiased, unlike a count kept for passing a threshold; its own
+    noise, independent of the recipe's). Cells as ``with_heaps``; a column without round counts
+    is returned unchanged. Post-processing: no budget, no event."""
+    if not column.round_counts:
+        return measurement
+    return _with_values(column, measurement, column.round_counts)
+
+
+def _with_values(column: NumericColumn, measurement: Measurement,
+                 counts: Sequence[HeapCount]) -> Measurement:
+    """``measurement`` (fine, one cell per fine cell) with the own cell of each of ``counts``'
+    values combined with that count (``with_heaps``' rule: a cell of that value alone and no
+    clipped rows)."""
     noisy = np.asarray(measurement.noisy_counts, dtype=float)
     edges = column.bin_edges()
     if len(noisy) != len(edges) - 1 + int(column.missing):
@@ -1079,7 +1119,7 @@ def with_heaps(column: NumericColumn, measurement: Measurement) -> Measurement:
     second = np.zeros(len(noisy))
     second_var = np.full(len(noisy), np.inf)
     clipped = {column.lower, column.upper} if column.outside == "clip" else set()
-    for heap in column.heap_counts:
+    for heap in counts:
         cell = _own_cell(column, edges, heap.value)
         if cell is not None and heap.value not in clipped:
             second[cell], second_var[cell] = heap.count, heap.sigma ** 2
