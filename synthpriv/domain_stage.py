@@ -58,7 +58,7 @@ from synthpriv.kinds import (
     decided_column,
     singletons,
 )
-from synthpriv.privacy.accountant import DiscreteGaussianEvent, Ledger
+from synthpriv.privacy.accountant import Ledger
 from synthpriv.privacy.bounds import (
     MIN_EXPONENT,
     BoundsReading,
@@ -274,8 +274,7 @@ class DomainStage(Stage):
             if carried := bucket_entries(schema.column(name), found[name], noisy, sigma,
                                          buckets[name], reading, columns, valued):
                 found[name]["bucket_counts"] = carried
-        events = plan.events if realised is None else realised.events
-        ledger.extend(with_candidates(events, [n for n in named if named[n]]))
+        ledger.extend(plan.events if realised is None else realised.events)
         raw = schema.model_dump()
         for column in raw["columns"]:
             entry = found.get(column["name"], {})
@@ -452,17 +451,6 @@ def round_entries(rounds: dict[float, int], domain: dict, masses: list[float] | 
                for v, c in rounds.items() if domain["lower"] < v < domain["upper"]
                and float(v) not in (masses or ())]
     return entries or None
-
-
-def with_candidates(events: list, columns: list[str]) -> list:
-    """The domain step's events, the heap histogram's labelled with the ``columns`` whose round
-    candidates' counts it released unthresholded (synthpriv.privacy.candidates: the same
-    histogram, noise and ρ; no new event, no new δ)."""
-    if not columns:
-        return list(events)
-    note = " (round candidates' counts released unthresholded: " + ", ".join(columns) + ")"
-    return [replace(e, label=e.label + note) if isinstance(e, DiscreteGaussianEvent)
-            and e.label.startswith("DP heaps") else e for e in events]
 
 
 def bucket_entries(column: NumericColumn, domain: dict, noisy: np.ndarray, sigma: float,

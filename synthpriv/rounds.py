@@ -15,21 +15,24 @@ The rule (no table consulted; nothing tuned on one):
 * a segment counts when it holds at least ``ROUND_SHARE`` (5 %) of the mass: a value holding
   5 % of a column (issue 24's point-mass target) lies in a segment holding at least that;
 * in a segment [a, b), the round values are the multiples of the finest step of the form 10^k
-  or 5·10^k that leaves at most ``ROUND_PER_SEGMENT`` (5) of them in [a, b): the amounts typed
-  at that segment's scale (an octave [8,192, 16,384): 10,000 and 15,000; [16,384, 32,768):
-  20,000, 25,000 and 30,000; [256, 512): 300, 350, ..., 500; [512, 1,024): 600, ..., 1,000);
-* at most ``MAX_ROUND_VALUES`` (24) a column, heavier segments first; the bounds, -1, 0 and 1
+  or 5·10^k that leaves at most ``ROUND_PER_SEGMENT`` (2) of them in [a, b): the leading-digit
+  amounts at that segment's scale (an octave [8,192, 16,384): 10,000 and 15,000; [16,384,
+  32,768): 20,000 and 30,000; [256, 512): 500);
+* at most ``MAX_ROUND_VALUES`` (12) a column, heavier segments first; the bounds, -1, 0 and 1
   are cells of their own already and are left out.
 
-Each becomes a fine cell of one value ([v, v+1): ``NumericColumn.bin_edges``). The measured grid
-keeps alone (a lone cell tested at MST's 3σ like the other a-priori piles,
-``compress.lone_measured``) the roundest as far as its noise affords (``compress._round_cells``)
-and, where the DP domain step measured them, those whose candidate count shows a pile
-(``compress._round_piles``; the counts: synthpriv.privacy.candidates). A round cell not kept
-alone is a fine cell inside a wide grid cell: it holds only a mass measured significant, so it
-costs no grid noise. Two a segment until branch smallpm (five now: College's `Books` = 600, 16 %
-of its rows, and loans' 25,000 were not round values; a lone cell per round value, three a
-segment, had cost College's mean KS 0.195 → 0.207: benchmarks/README.md, "roundcells", "smallpm").
+Each round cell is one more cell of the 1-way grid measurement (and splits a grid cell in
+three), so the count is kept low: two a segment, not three (College at AIM's σ ≈ 98 on 622 rows,
+about 6 a column with three: mean KS 0.195 → 0.207 over 9 seeds; benchmarks/README.md,
+"roundcells").
+
+Each becomes a fine cell of one value ([v, v+1): ``NumericColumn.bin_edges``) and a lone cell of
+the measured grid tested at MST's 3σ like the other a-priori piles (``compress.lone_measured``):
+the roundest as far as the grid's noise affords, and, on DP bounds, those whose candidate count
+(the domain step's, synthpriv.privacy.candidates) shows a pile (``compress._round_piles``). Five
+a segment (College's `Books` = 600, 16 % of its rows, and loans' 25,000 are not round values
+with two) brought 600 back in 2 AIM runs of 12 but cost anes96's `popul` KS in 3 MST runs of 4
+(0.06-0.11 → 0.11-0.21: its small round values 5, 10, ..., 60; benchmarks/README.md, "smallpm").
 Public: a function of the bounds and the grid shape only (no data; no budget).
 """
 
@@ -41,8 +44,8 @@ from collections.abc import Sequence
 import numpy as np
 
 ROUND_SHARE = 0.05  # a segment holding less cannot hold a 5 % pile
-ROUND_PER_SEGMENT = 5  # round values per segment, at most
-MAX_ROUND_VALUES = 24  # round values per column, at most
+ROUND_PER_SEGMENT = 2  # round values per segment, at most
+MAX_ROUND_VALUES = 12  # round values per column, at most
 
 
 def round_values(lower: float, upper: float, breaks: Sequence[float] | None = None,

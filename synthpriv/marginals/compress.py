@@ -613,7 +613,7 @@ def _point_cells(column: NumericColumn, values: int) -> np.ndarray:
     1,500 rows at ε = 1: 73–75 % in 3 runs of 20), or, at the job's union-bound significance,
     at 0 % (loans' 15,000, 5.9 %; College's Books = 500, 22 %). Each lone cell is tested at 3σ
     (``lone_measured``): a pure-noise cell passes with probability ≤ 2·P(Z > 3) = 0.27 %, so a
-    column's ≤ 24 round cells add ≤ 6.5 % a column of a fake round value, of about 3σ rows, and
+    column's ≤ 12 round cells add ≤ 3.2 % a column of a fake round value, of about 3σ rows, and
     a cell that does not pass gives its mass to its coarse cell (``spread_lone_noise``,
     ``fold_noise_bins``). Public: a function of the bounds, grid shape and fine grid only."""
     edges = column.bin_edges()

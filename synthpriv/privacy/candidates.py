@@ -22,7 +22,7 @@ released whatever it is. This is one histogram over (values present) ∪ (candid
   is noised on both tables, so it adds nothing to it).
 
 So the candidates' counts cost no ρ and no δ beyond the heap histogram's events, which the
-ledger holds already; the domain step marks them in that event's label. What they buy: the
+ledger holds already (its label says so: ``domain_budget.HEAP_LABEL``). What they buy: the
 round values' own fine cells get a second noisy count (``marginals.compress.with_round_counts``)
 and the adaptive grid keeps alone those whose count shows a pile (``compress._round_cells``).
 """

@@ -88,7 +88,7 @@ def test_released_round_counts_carry_the_heap_noise(tmp_path: Path, neighbouring
 
 def test_the_ledger_holds_the_heap_histogram_only(tmp_path: Path) -> None:
     """The candidates' counts are cells of the heap histogram: the ledger has the one heap
-    Gaussian event at F·z (its label naming the column whose candidates it released) and the
+    Gaussian event at F·z (its label saying it releases the named round values' counts) and the
     same ThresholdEvents as the plan; nothing else is added."""
     job, plan, stage = _job(tmp_path)
     ledger = Ledger(job.config.budget.neighbouring)
@@ -98,7 +98,7 @@ def test_the_ledger_holds_the_heap_histogram_only(tmp_path: Path) -> None:
              and e.label.startswith("DP heaps")]
     assert [(e.count, e.noise_multiplier) for e in heaps] == [
         (1, pytest.approx(HEAP_NOISE_FACTOR * plan.noise["noise_multiplier"]))]
-    assert "round candidates" in heaps[0].label and heaps[0].label.endswith(": x)")
+    assert "round values' counts unthresholded" in heaps[0].label
     assert len(ledger.events) == len(plan.events)
     assert [e.delta for e in ledger.events if isinstance(e, ThresholdEvent)] == [
         e.delta for e in plan.events if isinstance(e, ThresholdEvent)]
