@@ -648,8 +648,10 @@ def _round_cells(
     pile at 0 of 400 rows at AIM's σ ≈ 34: erased in 8 seeds of 48 with all four round cells
     alone, 4 on main; benchmarks/README.md, "roundcells"). Every round cell, alone or not,
     holds only a mass measured significant (``spread_lone_noise``'s ``keep_out``): inside a
-    wide grid cell an equal share of it would put a wide cell's mass on one value. Public:
-    bounds, grid, n̂ (DP) and σ."""
+    wide grid cell an equal share of it would put a wide cell's mass on one value. Where the
+    domain step measured the round values (DP bounds: ``round_counts``), those whose count shows
+    a pile are alone first (``_round_piles``), the roundest fill what room is left. Public or DP:
+    bounds, grid, n̂ and the round counts (DP), and σ."""
     typed = column.round_values()
     none = np.zeros(values, dtype=bool)
     if not len(typed):
@@ -673,9 +675,9 @@ def _round_piles(column: NumericColumn, typed: np.ndarray) -> np.ndarray:
     (grid, fine and this count: ``with_round_counts``, ``combine_levels``) must still pass 3σ
     (``lone_measured``). Pure noise passes 2σ_h with P ≈ 2.3 % and then the 3σ test about one
     time in 20 (the count chosen for passing is a share of the combined one): ≈ 0.1 % a round
-    value; a 139-row pile at σ_h ≈ 49 (College's `Books` = 500 under AIM) passes both about 70 %
-    of the time, where the roundest-first cap kept 1,000 alone instead (benchmarks/README.md,
-    "smallpm"). Post-processing of DP outputs."""
+    value; a 139-row pile at σ_h ≈ 49 (College's `Books` = 500 under AIM) passes both about 65 %
+    of the time (7 runs of 12), where the roundest-first cap kept 1,000 alone instead and 500
+    came back in none (benchmarks/README.md, "smallpm"). Post-processing of DP outputs."""
     piles = [c.value for c in column.round_counts or () if c.count >= ROUND_PILE * c.sigma]
     return typed[np.isin(typed, piles)]
 
@@ -1088,7 +1090,8 @@ def with_heaps(column: NumericColumn, measurement: Measurement) -> Measurement:
     the recipe's): per-cell σ from then on. Only a cell that holds exactly that value (an
     integer's [v, v+1), a continuous [v, nextafter(v))) and no clipped rows (not a bound, unless
     values outside the bounds are read as missing) is combined; declared point masses (no count)
-    and every other cell keep the recipe's count. Post-processing: no budget, no event."""
+    and every other cell keep the recipe's count. The round values' candidate counts are
+    combined first (``with_round_counts``). Post-processing: no budget, no event."""
     measurement = with_round_counts(column, measurement)
     if not column.heap_counts:
         return measurement
