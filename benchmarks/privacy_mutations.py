@@ -292,16 +292,46 @@ MUTATIONS: tuple[Mutation, ...] = (
         "data.person: singleton counts noised for one row's sensitivity, not k"),
     Mutation(
         "heap-noise-below-plan", "synthpriv/domain_stage.py",
-        'heaps = noisy_selection(counter, plan.noise["heap_sigma"],',
-        'heaps = noisy_selection(counter, plan.noise["heap_sigma"] / 2,',
+        'heaps, rounds = heap_selection(counter, named[name], plan.noise["heap_sigma"],',
+        'heaps, rounds = heap_selection(counter, named[name], plan.noise["heap_sigma"] / 2,',
         ("tests/privacy/test_heap_discovery.py",),
         "heap discovery's exact-value counts noised at half the σ the ledger records"),
     Mutation(
         "heap-threshold-skipped", "synthpriv/domain_stage.py",
-        '                                    int(plan.noise["heap_threshold"]), source)',
-        "                                    1, source)",
+        '                                           int(plan.noise["heap_threshold"]), source)',
+        "                                           1, source)",
         ("tests/privacy/test_heap_discovery.py",),
         "heap discovery keeps every value present (no partition-selection threshold)"),
+    Mutation(
+        "round-candidates-from-data", "synthpriv/domain_stage.py",
+        "named[name] = round_candidates(schema.column(name), found[name])",
+        "named[name] = sorted(counter)",
+        ("tests/privacy/test_round_candidates.py",),
+        "heap discovery's unthresholded candidates are the values the table holds (every "
+        "present value's noisy count released without the threshold), not round values named "
+        "from the DP bounds"),
+    Mutation(
+        "round-candidates-exact-range", "synthpriv/domain_stage.py",
+        "named[name] = round_candidates(schema.column(name), found[name])",
+        'named[name] = round_candidates(schema.column(name), {"lower": min(counter), '
+        '"upper": max(counter)})',
+        ("tests/privacy/test_round_candidates.py",),
+        "the round candidates are named from the column's exact range, not its DP bounds"),
+    Mutation(
+        "round-counts-exact", "synthpriv/domain_stage.py",
+        'found[name]["round_counts"] = round_entries(rounds, found[name], masses,',
+        'found[name]["round_counts"] = round_entries({v: counter.get(v, 0) for v in rounds}, '
+        "found[name], masses,",
+        ("tests/privacy/test_round_candidates.py",),
+        "the released round counts (combined onto the round cells) are exact counts, not the "
+        "heap histogram's noisy ones"),
+    Mutation(
+        "round-candidates-noise-halved", "synthpriv/privacy/candidates.py",
+        "noisy = exact + sample_discrete_gaussian(sigma, exact.shape, source)",
+        "noisy = exact + sample_discrete_gaussian(sigma / 2, exact.shape, source)",
+        ("tests/privacy/test_round_candidates.py",),
+        "heap discovery's and the round candidates' counts noised at half the σ_h the ledger "
+        "records"),
     Mutation(
         "heap-range-exact-buckets", "synthpriv/domain_stage.py",
         "found[name] = self._heap_bounds(schema.column(name), found[name], noisy, sigma,",

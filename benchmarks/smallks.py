@@ -73,6 +73,8 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="folder for the releases (default: a temp dir)")
     parser.add_argument("--output", type=Path)
     parser.add_argument("--explain", action="store_true", help="each column as a user reads it")
+    parser.add_argument("--reuse", action="store_true",
+                        help="score a release already in --keep instead of running it again")
     args = parser.parse_args()
     work = args.keep or Path(tempfile.mkdtemp(prefix="smallks-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -89,8 +91,10 @@ def main() -> None:
             for seed in (int(s) for s in args.seeds.split(",")):
                 folder = work / f"{recipe}-{Path(tree).name}-{seed}"
                 folder.mkdir(exist_ok=True)
-                csv = release(Path(tree).resolve(), {**job, "pipeline": {"recipe": recipe}},
-                              folder, seed)
+                csv = folder / "out" / "synthetic.csv"
+                if not (args.reuse and csv.exists()):
+                    csv = release(Path(tree).resolve(), {**job, "pipeline": {"recipe": recipe}},
+                                  folder, seed)
                 scores = score(draft.train, csv, draft.test, scoring, table.target)
                 record = {"table": args.table, "recipe": recipe, "tree": tree, "seed": seed,
                           "release": str(csv),

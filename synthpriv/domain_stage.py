@@ -71,6 +71,7 @@ from synthpriv.privacy.bounds import (
     octave_shape,
     read_bounds,
 )
+from synthpriv.privacy.candidates import heap_selection
 from synthpriv.privacy.domain_budget import (
     RealisedNoise,
     domain_share,
@@ -80,6 +81,7 @@ from synthpriv.privacy.domain_budget import (
 from synthpriv.privacy.mechanisms import discrete_gaussian_histogram
 from synthpriv.privacy.partition import noisy_selection
 from synthpriv.privacy.randomness import RandomSource
+from synthpriv.rounds import round_values
 from synthpriv.schema import (
     FINE_CELLS,
     AutoColumn,
@@ -145,6 +147,9 @@ class DomainStage(Stage):
         self.kept_shares: dict[str, float] = {}
         # per heap column, the values heap discovery kept with their noisy counts (DP outputs)
         self.heap_counts: dict[str, dict[float, int]] = {}
+        # per heap column, its round candidates' noisy counts, released unthresholded (DP
+        # outputs of the heap histogram: synthpriv.privacy.candidates)
+        self.round_counts: dict[str, dict[float, int]] = {}
         # per heap column with 2+ heaps inside its DP bounds, the heaps' range test (DP figures)
         self.heap_ranges: dict[str, HeapRange] = {}
         # per discovered column, the threshold T its discovery used (public given the kinds)
@@ -247,10 +252,13 @@ class DomainStage(Stage):
             found[name] = self._categories(schema.column(name), kept, column_sigma)
             if name in self.present:
                 self.kept_shares[name] = kept_share(kept, self.present[name])
+        named = {}  # per heap column, its round values named from its DP bounds and shape
         for name, counter in heap_counts.items():
-            heaps = noisy_selection(counter, plan.noise["heap_sigma"],
-                                    int(plan.noise["heap_threshold"]), source)
+            named[name] = round_candidates(schema.column(name), found[name])
+            heaps, rounds = heap_selection(counter, named[name], plan.noise["heap_sigma"],
+                                           int(plan.noise["heap_threshold"]), source)
             self.heap_counts[name] = heaps
+            self.round_counts[name] = rounds
             if found[name].get("kind") != "categorical":  # not released all missing
                 noisy, reading, shape, columns, valued = readings[name]
                 found[name] = self._heap_bounds(schema.column(name), found[name], noisy, sigma,
@@ -260,6 +268,8 @@ class DomainStage(Stage):
                 found[name]["point_masses"] = masses
                 found[name]["heap_counts"] = heap_entries(heaps, masses,
                                                           plan.noise["heap_sigma"])
+                found[name]["round_counts"] = round_entries(rounds, found[name], masses,
+                                                            plan.noise["heap_sigma"])
         for name, (noisy, reading, _, columns, valued) in readings.items():
             if carried := bucket_entries(schema.column(name), found[name], noisy, sigma,
                                          buckets[name], reading, columns, valued):
@@ -410,6 +420,36 @@ def heap_entries(heaps: dict[float, int], masses: list[float] | None,
     manifest's schema); None if none. Post-processing: no budget, no event."""
     entries = [{"value": float(v), "count": float(c), "sigma": float(sigma)}
                for v, c in heaps.items() if float(v) in (masses or ())]
+    return entries or None
+
+
+def round_candidates(column: NumericColumn, domain: dict) -> list[float]:
+    """The values heap discovery measures without a threshold (synthpriv.privacy.candidates):
+    the round values (``rounds.round_values``) of a wide integer column on its DP bounds and
+    grid shape (``domain``: ``dp_bounds``' output, DP outputs of the bucket histogram, read
+    before the heap histogram is noised), the values its fine grid gives cells of their own
+    (``NumericColumn.round_values``); none for another column. Post-processing of DP outputs
+    and the schema: never of the exact values."""
+    if column.kind != "integer" or not column.adaptive or "upper" not in domain:
+        return []
+    shape = domain.get("grid_shape")
+    lower, upper = math.ceil(domain["lower"]), math.floor(domain["upper"])
+    if upper - lower + 1 <= FINE_CELLS:
+        return []
+    breaks = None if shape is None else shape["breaks"]
+    return [float(v) for v in round_values(lower, upper, breaks,
+                                            None if shape is None else shape["mass"])]
+
+
+def round_entries(rounds: dict[float, int], domain: dict, masses: list[float] | None,
+                  sigma: float) -> list[dict] | None:
+    """``round_counts`` for the resolved column: each candidate's noisy count and σ_h (DP
+    outputs of ``heap_selection``, released in the manifest's schema) strictly inside its final
+    bounds (``domain``) and not a point mass (whose own count ``heap_counts`` carries: one noisy
+    count is combined once); None if none. Post-processing: no budget, no event."""
+    entries = [{"value": float(v), "count": float(c), "sigma": float(sigma)}
+               for v, c in rounds.items() if domain["lower"] < v < domain["upper"]
+               and float(v) not in (masses or ())]
     return entries or None
 
 

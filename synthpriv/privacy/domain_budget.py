@@ -91,6 +91,9 @@ KIND_STATISTICS = 2  # per auto column: its class histogram and its singleton co
 # costs the recipe 18 % of its ρ. Measured: benchmarks/README.md, "heaps"; never tuned on a
 # held-out table.
 HEAP_NOISE_FACTOR = 1.25
+# the heap histograms' event: their cells released are the kept heaps and, unthresholded, the
+# round values named from the DP bounds (synthpriv.privacy.candidates: same noise, no added ρ/δ)
+HEAP_LABEL = "DP heaps (exact-value counts; named round values' counts unthresholded) of "
 
 
 def singleton_sensitivity(neighbouring: str, rows_per_person: int = 1) -> float:
@@ -175,7 +178,7 @@ def plan_domain_noise(
         noise.heap_threshold, noise.heap_delta = selection_threshold(
             noise.heap_sigma, delta / shares, neighbouring, epsilon, rows_per_person)
         events.append(DiscreteGaussianEvent(
-            heap_multiplier, len(heaps), label="DP heaps (exact-value counts) of "
+            heap_multiplier, len(heaps), label=HEAP_LABEL
             + ", ".join(heaps)))
         events += [ThresholdEvent(noise.heap_delta, label=f"heap threshold: {name}")
                    for name in heaps]
@@ -266,7 +269,7 @@ def realised_domain_noise(
     ran_heaps = [n for n in heaps if n not in unused_heaps]
     if ran_heaps:
         events.append(DiscreteGaussianEvent(
-            heap_z, len(ran_heaps), label="DP heaps (exact-value counts) of "
+            heap_z, len(ran_heaps), label=HEAP_LABEL
             + ", ".join(ran_heaps)))
         events += [ThresholdEvent(plan.heap_delta, label=f"heap threshold: {name}")
                    for name in ran_heaps]

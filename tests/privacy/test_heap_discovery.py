@@ -104,13 +104,13 @@ def test_the_point_masses_follow_the_noisy_selection_only(tmp_path: Path, monkey
     resolved, kept = _resolve(job, plan, stage, table, 1)
     assert resolved.schema.column("x").point_masses == sorted(kept) and 7.0 in kept
     assert 1234.0 not in kept
-    real = domain_stage.noisy_selection
+    real = domain_stage.heap_selection
 
-    def altered(counts, sigma, threshold, source):
-        out = real(counts, sigma, threshold, source)
-        return {5.0: 999} if sigma == plan.noise["heap_sigma"] else out
+    def altered(counts, candidates, sigma, threshold, source):
+        _, named = real(counts, candidates, sigma, threshold, source)
+        return {5.0: 999}, named
 
-    monkeypatch.setattr(domain_stage, "noisy_selection", altered)
+    monkeypatch.setattr(domain_stage, "heap_selection", altered)
     resolved, _ = _resolve(job, plan, stage, table, 1)
     assert resolved.schema.column("x").point_masses == [5.0]
     changed = table.assign(x=np.where(table["x"] == 7.0, 8.0, table["x"]))  # raw table altered
