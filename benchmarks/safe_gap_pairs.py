@@ -1,0 +1,97 @@
+"""Which 2-way pairs and numeric columns carry the gap between two variants of
+``benchmarks/safe_gap.py`` (issue 24, branch adultgap): reads its JSONL records (the newest record
+of each variant for the table and recipe) and prints, as Markdown,
+
+* each variant's (``safe@domain_share=0.3``: run with that budget key) 2-way TVD (mean ± sd
+  over its seeds), ε and the recipe's ρ;
+* the ``--top`` pairs whose mean TVD grows most from ``--base`` to ``--other`` (safe − draft by
+  default), with each pair's TVD in every variant listed, and the share of the gap they hold;
+* per numeric column (of the data-read draft) the 1-way TVD (16 quantile bins) and KS per variant.
+
+    .venv/bin/python benchmarks/safe_gap_pairs.py benchmarks/results/adultgap.jsonl \\
+        --variants draft,safe,grids,rho,tcut,underived
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+
+def label(record: dict) -> str:
+    """A record's name: its variant, then each budget key it set (``safe@domain_share=0.3``)."""
+    return record["variant"] + "".join(f"@{k}={v}" for k, v in record.get("budget", {}).items())
+
+
+def newest(path: Path, table: str, recipe: str) -> dict[str, dict]:
+    """The newest record per label (``label``) of ``table`` and ``recipe`` with per-pair
+    figures."""
+    records = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        if record["table"] == table and record["recipe"] == recipe and "pairs" in record:
+            records[label(record)] = record
+    return records
+
+
+def pair_rows(records: dict[str, dict], base: str, other: str, shown: list[str],
+              top: int) -> list[str]:
+    """Markdown rows: the ``top`` pairs by TVD(other) − TVD(base), every ``shown`` variant's."""
+    gap = {pair: records[other]["pairs"][pair] - tvd for pair, tvd in records[base]["pairs"].items()}
+    total = sum(gap.values())
+    lines = [f"| pair | {other} − {base} | " + " | ".join(shown) + " |",
+             "|---" * (len(shown) + 2) + "|"]
+    for pair, difference in sorted(gap.items(), key=lambda kv: -kv[1])[:top]:
+        lines.append(f"| {pair.replace('|', ' × ')} | {difference:+.4f} | " + " | ".join(
+            f"{records[v]['pairs'][pair]:.4f}" for v in shown) + " |")
+    held = sum(sorted(gap.values(), reverse=True)[:top])
+    lines.append(f"\nThe top {top} pairs hold {held:+.3f} of the summed gap {total:+.3f} "
+                 f"({len(gap)} pairs; mean gap {total / len(gap):+.4f}).")
+    return lines
+
+
+def column_rows(records: dict[str, dict], shown: list[str]) -> list[str]:
+    """Markdown rows: per numeric column, its 1-way TVD and KS in every ``shown`` variant."""
+    numeric = sorted(set().union(*(records[v]["ks"] for v in shown)))
+    lines = ["| column | " + " | ".join(f"{v} TVD / KS" for v in shown) + " |",
+             "|---" * (len(shown) + 1) + "|"]
+    for name in numeric:
+        cells = [f"{records[v]['columns'][name]:.3f} / {records[v]['ks'][name]:.3f}"
+                 if name in records[v]["ks"] else "–" for v in shown]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def main() -> None:
+    """Command line: the tables above for one table and recipe."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("records", type=Path)
+    parser.add_argument("--table", default="adult")
+    parser.add_argument("--recipe", default="aim")
+    parser.add_argument("--variants", default="draft,safe")
+    parser.add_argument("--base", default="draft")
+    parser.add_argument("--other", default="safe")
+    parser.add_argument("--top", type=int, default=10)
+    args = parser.parse_args()
+    records = newest(args.records, args.table, args.recipe)
+    shown = [v for v in args.variants.split(",") if v in records]
+    if args.base not in records or args.other not in records:
+        raise SystemExit(f"{args.records} has no per-pair record of '{args.base}' or "
+                         f"'{args.other}' for {args.table} {args.recipe}: run safe_gap.py with "
+                         f"--variants {args.base},{args.other} first")
+    print("| variant | 2-way TVD | ratio to draft | ε | recipe ρ | seeds |\n|---|---|---|---|---|---|")
+    for name in shown:
+        r = records[name]
+        ratio = r["tvd_2"] / records["draft"]["tvd_2"] if "draft" in records else float("nan")
+        print(f"| {name}{' T=' + str(r['tcut']) if 'tcut' in r else ''} | {r['tvd_2']:.4f} ± "
+              f"{r['tvd_2_sd']:.4f} | {ratio:.2f} | {r['epsilon']:.4g} | "
+              f"{r['domain']['recipe_rho']:.5f} | {r['seeds']} |")
+    print()
+    print("\n".join(pair_rows(records, args.base, args.other, shown, args.top)))
+    print()
+    print("\n".join(column_rows(records, shown)))
+
+
+if __name__ == "__main__":
+    main()
