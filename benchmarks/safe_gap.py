@@ -27,16 +27,18 @@ TVD, numeric columns in 16 quantile bins of the real column):
   the DP heap/bucket counts; a ``derived_from`` dropped: the column stays modelled). Its gap to
   ``safe`` is what the DP numeric bounds, grids and their free measurements cost AIM.
 * ``rho``: an oracle of the budget — the data-read draft run at the ε whose plan gives the recipe
-  the ρ that the safe draft's recipe stages get after the domain step's share (found by bisection
-  on ``plan_job``, public figures only). Its gap to ``draft`` is what the domain step's share
+  the ρ that the safe draft's recipe stages get after the domain step's share (found by fixed-point
+  steps on ``plan_job``, public figures only). Its gap to ``draft`` is what the domain step's share
   of the budget costs by itself.
 * ``underived``: the data-read draft with every ``derived_from`` dropped (the column modelled
   like any other, as the safe draft, which never drafts one, models it); an oracle too.
 
 Every run also records each 2-way pair's TVD and each numeric column's KS (``pairs``, ``ks``);
 ``benchmarks/safe_gap_pairs.py`` prints which pairs and columns carry a gap between two variants.
-``--budget`` / ``--marginals`` set budget or ``pipeline.stages.marginals`` keys on every run (a
-JSON object), e.g. ``--budget '{"domain_share": 0.4}'``. Development-suite tables only (every
+``--constants`` sets constants of ``synthpriv.privacy.domain_budget`` (a what-if: e.g. cheaper
+kind statistics, ``'{"KIND_NOISE_FACTOR": 4}'``). ``--budget`` / ``--marginals`` set budget or
+``pipeline.stages.marginals`` keys on every run (a JSON object), e.g. ``--budget
+'{"domain_share": 0.4}'``. Development-suite tables only (every
 table of ``suite.TABLES`` is one; none is held out).
 
     PYTHONPATH=. .venv/bin/python benchmarks/safe_gap.py --table wage --seeds 4 \\
@@ -47,6 +49,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -66,6 +69,7 @@ from synthpriv.domain_stage import DomainStage  # noqa: E402
 from synthpriv.evaluation.discretize import Discretizer  # noqa: E402
 from synthpriv.evaluation.utility import evaluate_utility, marginal_tvd  # noqa: E402
 from synthpriv.pipeline import plan_job  # noqa: E402
+from synthpriv.privacy import domain_budget  # noqa: E402
 from synthpriv.privacy.randomness import RandomSource  # noqa: E402
 from synthpriv.runner import run_job  # noqa: E402
 from synthpriv.schema import Schema, load_schema, parse_schema  # noqa: E402
@@ -160,16 +164,17 @@ def recipe_rho(config: dict, path: Path) -> float:
     return sum(s.rho for s in plan.stages if s.stage != "domain")
 
 
-def epsilon_for_rho(config: dict, path: Path, rho: float) -> float:
-    """The ε at which ``config``'s plan gives its recipe ``rho`` (bisection, 1e-4 relative)."""
-    low, high = 1e-3, config["budget"]["epsilon"]
-    while recipe_rho({**config, "budget": {**config["budget"], "epsilon": high}}, path) < rho:
-        high *= 2
-    while high - low > 1e-4 * high:
-        middle = (low + high) / 2
-        planned = recipe_rho({**config, "budget": {**config["budget"], "epsilon": middle}}, path)
-        low, high = (middle, high) if planned < rho else (low, middle)
-    return high
+def epsilon_for_rho(config: dict, path: Path, rho: float, tolerance: float = 2e-3) -> float:
+    """The ε at which ``config``'s plan gives its recipe ``rho`` (within ``tolerance``,
+    relative: the planner calibrates its scale within 1e-3, ``calibration.RELATIVE_TOLERANCE``):
+    fixed-point steps ε ← ε·√(ρ / ρ(ε)), as ρ grows about as ε² (zCDP at small ε)."""
+    epsilon = config["budget"]["epsilon"]
+    for _ in range(30):
+        planned = recipe_rho({**config, "budget": {**config["budget"], "epsilon": epsilon}}, path)
+        if abs(planned - rho) <= tolerance * rho:
+            return epsilon
+        epsilon *= math.sqrt(rho / planned)
+    raise RuntimeError(f"no ε gives the recipe ρ = {rho:.6g} within {tolerance:g}")
 
 
 def column_ks(real: pd.Series, synthetic: pd.Series) -> float:
@@ -218,10 +223,11 @@ def two_way(real: pd.DataFrame, synthetic: pd.DataFrame, test: pd.DataFrame, sco
 
 def run_variant(prepared: Prepared, schema_path: Path, scoring: Schema, recipe: str, seeds: int,
                 extra: dict, work: Path, replaced: dict[str, dict] | None = None,
-                epsilon: float = 1.0) -> dict:
+                epsilon: float = 1.0, seed0: int = 100) -> dict:
     """``seeds`` runs of one variant at ``epsilon``: 2-way TVD per run (and per pair), mean
     1-way TVD per column and KS per numeric column, the domain step's planned noise (σ,
-    threshold), share and realised thresholds; ``replaced``: oracle ``grids``'s entries."""
+    threshold), share and realised thresholds; ``replaced``: oracle ``grids``'s entries; seeds
+    ``seed0``, ``seed0`` + 1, …."""
     real = read_scored(prepared.train, scoring)
     test = read_scored(prepared.test, scoring)
     config = job_config(Prepared(prepared.table, prepared.train, prepared.test, schema_path, []),
@@ -235,7 +241,7 @@ def run_variant(prepared: Prepared, schema_path: Path, scoring: Schema, recipe: 
     runs, per_column, ks, pairs, domain, seen = [], {}, {}, {}, {}, {}
     for seed in range(seeds):
         with watched_domain(seen, replaced):
-            result = run_job(load_job(config_path), source=RandomSource.seeded(100 + seed),
+            result = run_job(load_job(config_path), source=RandomSource.seeded(seed0 + seed),
                              evaluate=False, force=True, out=work / "release")
         csv = work / f"{schema_path.stem}-{seed}.csv"
         result.synthetic.to_csv(csv, index=False)
@@ -300,14 +306,23 @@ def main() -> None:
     parser.add_argument("--variants", default=",".join(VARIANTS))
     parser.add_argument("--tcut", type=int, default=0,
                         help="variant tcut: drop categories below this many train rows")
+    parser.add_argument("--seed0", type=int, default=100, help="first seed (then +1, +2, …)")
     parser.add_argument("--budget", type=json.loads, default={})
     parser.add_argument("--marginals", type=json.loads, default={})
+    parser.add_argument("--constants", type=json.loads, default={},
+                        help="synthpriv.privacy.domain_budget constants to set for every run, "
+                        'e.g. \'{"KIND_NOISE_FACTOR": 4}\' (a what-if, not a default)')
     parser.add_argument("--cache", type=Path, default=ROOT / "benchmarks/.cache")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks/results/safe-gap.jsonl")
     args = parser.parse_args()
+    for key, value in args.constants.items():
+        if not hasattr(domain_budget, key):
+            raise SystemExit(f"synthpriv.privacy.domain_budget has no constant {key}")
+        setattr(domain_budget, key, value)
     work, draft, safe, scoring = both_drafts(args.table, args.cache, "safe-gap-")
     drafts = [yaml.safe_load(p.schema_path.read_text()) for p in (draft, safe)]
-    extra = {"budget": args.budget, "marginals": args.marginals}
+    extra = {"budget": args.budget, "marginals": args.marginals,
+             **({"constants": args.constants} if args.constants else {})}
     train = pd.read_csv(draft.train, dtype=str, keep_default_na=False)
     tcut = args.tcut
     for name in args.variants.split(","):
@@ -325,10 +340,10 @@ def main() -> None:
             epsilon = epsilon_for_rho(config, work / "rho-draft.job.yaml", target)
         replaced = public_numeric(drafts[0]) if name == "grids" else None
         outcome = run_variant(draft, path, scoring, args.recipe, args.seeds, extra, work,
-                              replaced, epsilon)
+                              replaced, epsilon, args.seed0)
         record = {"table": args.table, "recipe": args.recipe, "variant": name,
                   **({"tcut": tcut} if name == "tcut" else {}),
-                  "seeds": args.seeds, **extra, **outcome}
+                  "seeds": args.seeds, "seed0": args.seed0, **extra, **outcome}
         with args.out.open("a", encoding="utf-8") as handle:
             handle.write(json.dumps(record) + "\n")
         worst = sorted(outcome["columns"].items(), key=lambda kv: -kv[1])[:4]

@@ -1,6 +1,6 @@
 """Which 2-way pairs and numeric columns carry the gap between two variants of
-``benchmarks/safe_gap.py`` (issue 24, branch adultgap): reads its JSONL records (the newest record
-of each variant for the table and recipe) and prints, as Markdown,
+``benchmarks/safe_gap.py`` (issue 24, branch adultgap): reads its JSONL records (every record of a
+variant for the table and recipe pooled, ``pool``) and prints, as Markdown,
 
 * each variant's (``safe@domain_share=0.3``: run with that budget key) 2-way TVD (mean ± sd
   over its seeds), ε and the recipe's ρ;
@@ -16,23 +16,40 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 from pathlib import Path
 
 
 def label(record: dict) -> str:
-    """A record's name: its variant, then each budget key it set (``safe@domain_share=0.3``)."""
-    return record["variant"] + "".join(f"@{k}={v}" for k, v in record.get("budget", {}).items())
+    """A record's name: its variant, then each budget key and constant it set
+    (``safe@domain_share=0.3``)."""
+    return record["variant"] + "".join(f"@{k}={v}" for k, v in {
+        **record.get("budget", {}), **record.get("constants", {})}.items())
 
 
-def newest(path: Path, table: str, recipe: str) -> dict[str, dict]:
-    """The newest record per label (``label``) of ``table`` and ``recipe`` with per-pair
-    figures."""
-    records = {}
+def pooled(path: Path, table: str, recipe: str) -> dict[str, dict]:
+    """Per label (``label``) of ``table`` and ``recipe``, its records with per-pair figures
+    pooled: every run's 2-way TVD, and the per-pair and per-column means weighted by seeds
+    (records of other seeds, ``--seed0``, add runs; the same seeds twice count twice)."""
+    grouped: dict[str, list[dict]] = {}
     for line in path.read_text(encoding="utf-8").splitlines():
         record = json.loads(line)
         if record["table"] == table and record["recipe"] == recipe and "pairs" in record:
-            records[label(record)] = record
-    return records
+            grouped.setdefault(label(record), []).append(record)
+    return {name: pool(records) for name, records in grouped.items()}
+
+
+def pool(records: list[dict]) -> dict:
+    """One record from several of one label: runs joined, means weighted by their seeds."""
+    runs = [run for r in records for run in r["runs"]]
+
+    def mean(key: str) -> dict[str, float]:
+        return {k: sum(r[key][k] * r["seeds"] for r in records) / len(runs)
+                for k in records[0][key]}
+
+    return {**records[-1], "runs": runs, "seeds": len(runs), "tvd_2": statistics.fmean(runs),
+            "tvd_2_sd": statistics.pstdev(runs), "pairs": mean("pairs"),
+            "columns": mean("columns"), "ks": mean("ks")}
 
 
 def pair_rows(records: dict[str, dict], base: str, other: str, shown: list[str],
@@ -74,7 +91,7 @@ def main() -> None:
     parser.add_argument("--other", default="safe")
     parser.add_argument("--top", type=int, default=10)
     args = parser.parse_args()
-    records = newest(args.records, args.table, args.recipe)
+    records = pooled(args.records, args.table, args.recipe)
     shown = [v for v in args.variants.split(",") if v in records]
     if args.base not in records or args.other not in records:
         raise SystemExit(f"{args.records} has no per-pair record of '{args.base}' or "
