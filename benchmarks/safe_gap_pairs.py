@@ -6,10 +6,12 @@ variant for the table and recipe pooled, ``pool``) and prints, as Markdown,
   over its seeds), ε and the recipe's ρ;
 * the ``--top`` pairs whose mean TVD grows most from ``--base`` to ``--other`` (safe − draft by
   default), with each pair's TVD in every variant listed, and the share of the gap they hold;
+* with ``--groups``, each variant's gap to ``--base`` split into the pairs holding each named
+  column and the rest;
 * per numeric column (of the data-read draft) the 1-way TVD (16 quantile bins) and KS per variant.
 
     .venv/bin/python benchmarks/safe_gap_pairs.py benchmarks/results/adultgap.jsonl \\
-        --variants draft,safe,grids,rho,tcut,underived
+        --variants draft,safe,grids,rho,tcut,underived --groups native-country,education-num
 """
 
 from __future__ import annotations
@@ -68,6 +70,25 @@ def pair_rows(records: dict[str, dict], base: str, other: str, shown: list[str],
     return lines
 
 
+def group_rows(records: dict[str, dict], base: str, shown: list[str],
+                groups: list[str]) -> list[str]:
+    """Markdown rows: per ``shown`` variant, its 2-way TVD gap to ``base`` split into the pairs
+    holding each column of ``groups`` (the first named column a pair holds takes it) and the
+    rest; each part is its summed per-pair gap over the number of pairs (so the parts add up to
+    the gap of the mean 2-way TVD)."""
+    pairs = list(records[base]["pairs"])
+    owner = {pair: next((g for g in groups if g in pair.split("|")), "rest") for pair in pairs}
+    lines = [f"| variant | gap to {base} | " + " | ".join(f"pairs with {g}" for g in groups)
+             + " | other pairs |", "|---" * (len(groups) + 3) + "|"]
+    for name in shown:
+        gap = {pair: records[name]["pairs"][pair] - records[base]["pairs"][pair] for pair in pairs}
+        part = {g: sum(v for k, v in gap.items() if owner[k] == g) / len(pairs)
+                for g in [*groups, "rest"]}
+        lines.append(f"| {name} | {sum(part.values()):+.4f} | "
+                     + " | ".join(f"{part[g]:+.4f}" for g in [*groups, "rest"]) + " |")
+    return lines
+
+
 def column_rows(records: dict[str, dict], shown: list[str]) -> list[str]:
     """Markdown rows: per numeric column, its 1-way TVD and KS in every ``shown`` variant."""
     numeric = sorted(set().union(*(records[v]["ks"] for v in shown)))
@@ -90,6 +111,8 @@ def main() -> None:
     parser.add_argument("--base", default="draft")
     parser.add_argument("--other", default="safe")
     parser.add_argument("--top", type=int, default=10)
+    parser.add_argument("--groups", default="",
+                        help="columns whose pairs' share of each gap is printed (comma list)")
     args = parser.parse_args()
     records = pooled(args.records, args.table, args.recipe)
     shown = [v for v in args.variants.split(",") if v in records]
@@ -106,6 +129,9 @@ def main() -> None:
               f"{r['domain']['recipe_rho']:.5f} | {r['seeds']} |")
     print()
     print("\n".join(pair_rows(records, args.base, args.other, shown, args.top)))
+    if args.groups:
+        print()
+        print("\n".join(group_rows(records, args.base, shown, args.groups.split(","))))
     print()
     print("\n".join(column_rows(records, shown)))
 
