@@ -105,22 +105,30 @@ def column_tvd(real: pd.Series, synthetic: pd.Series, numeric: bool) -> float:
     return float(0.5 * share.abs().sum())
 
 
-def two_way(real: pd.DataFrame, synthetic: pd.DataFrame, test: pd.DataFrame, scoring: Schema,
-            target: str) -> float:
-    """The suite's 2-way TVD (``figures``; without the target's TSTR when the GBM cannot be
-    fitted on the release, as ``suite.score`` does)."""
+def tvds(real: pd.DataFrame, synthetic: pd.DataFrame, test: pd.DataFrame, scoring: Schema,
+         target: str) -> dict[str, float]:
+    """The suite's 2- and 3-way TVD (``figures``; without the target's TSTR when the GBM cannot
+    be fitted on the release, as ``suite.score`` does)."""
     try:
-        return figures(real, synthetic, test, scoring, target)["tvd_2"]
+        scored = figures(real, synthetic, test, scoring, target)
+        return {"tvd_2": scored["tvd_2"], "tvd_3": scored["tvd_3"]}
     except ValueError:
         numeric = [name for name in scoring.numeric_names if name != target]
-        return evaluate_utility(real, synthetic, numeric_columns=numeric,
-                                quality_report=False)["marginals"]["2-way"]["mean"]
+        marginals = evaluate_utility(real, synthetic, numeric_columns=numeric,
+                                     quality_report=False)["marginals"]
+        return {"tvd_2": marginals["2-way"]["mean"], "tvd_3": marginals["3-way"]["mean"]}
+
+
+def two_way(real: pd.DataFrame, synthetic: pd.DataFrame, test: pd.DataFrame, scoring: Schema,
+            target: str) -> float:
+    """The suite's 2-way TVD (``tvds``)."""
+    return tvds(real, synthetic, test, scoring, target)["tvd_2"]
 
 
 def run_variant(prepared: Prepared, schema_path: Path, scoring: Schema, recipe: str, seeds: int,
                 extra: dict, work: Path) -> dict:
-    """``seeds`` runs of one variant: 2-way TVD per run, mean 1-way TVD per column, the domain
-    step's planned noise (σ, threshold) and share."""
+    """``seeds`` runs of one variant: 2- and 3-way TVD per run, mean 1-way TVD per column, the
+    domain step's planned noise (σ, threshold) and share."""
     real = read_scored(prepared.train, scoring)
     test = read_scored(prepared.test, scoring)
     config = job_config(Prepared(prepared.table, prepared.train, prepared.test, schema_path, []),
@@ -131,14 +139,16 @@ def run_variant(prepared: Prepared, schema_path: Path, scoring: Schema, recipe: 
     config_path = schema_path.with_suffix(".job.yaml")
     config_path.write_text(yaml.safe_dump(config))
     numeric = set(scoring.numeric_names)
-    runs, per_column, domain = [], {}, {}
+    runs, runs_3, per_column, domain = [], [], {}, {}
     for seed in range(seeds):
         result = run_job(load_job(config_path), source=RandomSource.seeded(100 + seed),
                          evaluate=False, force=True)
         csv = work / f"{schema_path.stem}-{seed}.csv"
         result.synthetic.to_csv(csv, index=False)
         synthetic = read_scored(csv, scoring)
-        runs.append(two_way(real, synthetic, test, scoring, prepared.table.target))
+        scored = tvds(real, synthetic, test, scoring, prepared.table.target)
+        runs.append(scored["tvd_2"])
+        runs_3.append(scored["tvd_3"])
         for name in real.columns:
             per_column.setdefault(name, []).append(
                 column_tvd(real[name], synthetic[name], name in numeric))
@@ -148,6 +158,7 @@ def run_variant(prepared: Prepared, schema_path: Path, scoring: Schema, recipe: 
             domain = {"share": stage.rho / total, "sigma": stage.noise.get("sigma"),
                       "threshold": stage.noise.get("category_threshold")}
     return {"tvd_2": float(np.mean(runs)), "tvd_2_sd": float(np.std(runs)), "runs": runs,
+            "tvd_3": float(np.mean(runs_3)), "runs_3": runs_3,
             "columns": {k: float(np.mean(v)) for k, v in per_column.items()}, "domain": domain}
 
 
@@ -190,7 +201,8 @@ def main() -> None:
             handle.write(json.dumps(record) + "\n")
         worst = sorted(outcome["columns"].items(), key=lambda kv: -kv[1])[:4]
         print(f"{args.table} {args.recipe} {name:7s} {json.dumps(extra)} 2-way TVD "
-              f"{outcome['tvd_2']:.4f} ± {outcome['tvd_2_sd']:.4f}; domain {outcome['domain']}; "
+              f"{outcome['tvd_2']:.4f} ± {outcome['tvd_2_sd']:.4f} (3-way {outcome['tvd_3']:.4f}); "
+              f"domain {outcome['domain']}; "
               "worst 1-way: " + ", ".join(f"{k} {v:.3f}" for k, v in worst), flush=True)
 
 
