@@ -20,6 +20,10 @@ TVD, numeric columns in 16 quantile bins of the real column):
   discovery at threshold T would release with every other domain public. Its ratio to ``draft``
   is the part of the safe draft's gap that the category threshold alone costs.
 
+``--public NAME=FILE`` makes column NAME categorical over a public list (FILE: one value a line,
+e.g. ``benchmarks/public_lists/us_postal_codes.txt``) in every variant: ``safe`` with it is what a
+user who writes that one public list into the safe draft gets.
+
 ``--budget`` / ``--marginals`` set budget or ``pipeline.stages.marginals`` keys on every run (a
 JSON object), e.g. ``--budget '{"domain_share": 0.4}'``. Development-suite tables only (every
 table of ``suite.TABLES`` is one; none is held out).
@@ -80,6 +84,24 @@ def variant_schema(name: str, draft: dict, safe: dict, train: pd.DataFrame | Non
         else:
             columns.append(column)
     return {**safe, "columns": columns}
+
+
+def public_categories(schema: dict, given: dict[str, list[str]]) -> dict:
+    """``schema`` with each column named in ``given`` categorical over that public list (``--public
+    NAME=FILE``: a list known without the data, e.g. US postal codes; values outside it read as
+    missing). The rest of the schema is unchanged: ``safe`` + a public list is what a user who
+    writes that one list into the safe draft gets."""
+    columns = [{"name": c["name"], "kind": "categorical", "categories": given[c["name"]],
+                "missing": True, "unknown_categories": "missing"} if c["name"] in given else c
+               for c in schema["columns"]]
+    return {**schema, "columns": columns}
+
+
+def read_public(option: str) -> tuple[str, list[str]]:
+    """``NAME=FILE`` → (NAME, FILE's values: one a line, ``#`` lines are comments)."""
+    name, _, path = option.partition("=")
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    return name, [line.strip() for line in lines if line.strip() and not line.startswith("#")]
 
 
 def cut_categories(column: dict, train: pd.DataFrame, threshold: int) -> dict:
@@ -180,6 +202,9 @@ def main() -> None:
     parser.add_argument("--variants", default=",".join(VARIANTS))
     parser.add_argument("--tcut", type=int, default=0,
                         help="variant tcut: drop categories below this many train rows")
+    parser.add_argument("--public", action="append", default=[], metavar="NAME=FILE",
+                        help="make column NAME categorical over FILE's public list in every "
+                        "variant (one value a line); repeatable")
     parser.add_argument("--budget", type=json.loads, default={})
     parser.add_argument("--marginals", type=json.loads, default={})
     parser.add_argument("--cache", type=Path, default=ROOT / "benchmarks/.cache")
@@ -187,12 +212,14 @@ def main() -> None:
     args = parser.parse_args()
     work, draft, safe, scoring = both_drafts(args.table, args.cache, "safe-gap-")
     drafts = [yaml.safe_load(p.schema_path.read_text()) for p in (draft, safe)]
-    extra = {"budget": args.budget, "marginals": args.marginals}
+    given = dict(read_public(option) for option in args.public)
+    extra = {"budget": args.budget, "marginals": args.marginals,
+             **({"public": sorted(given)} if given else {})}
     for name in args.variants.split(","):
         path = work / f"variant-{name}.yaml"
         train = pd.read_csv(draft.train, dtype=str, keep_default_na=False)
-        path.write_text(yaml.safe_dump(variant_schema(name, *drafts, train, args.tcut),
-                                       sort_keys=False))
+        schema = public_categories(variant_schema(name, *drafts, train, args.tcut), given)
+        path.write_text(yaml.safe_dump(schema, sort_keys=False))
         outcome = run_variant(draft, path, scoring, args.recipe, args.seeds, extra, work)
         record = {"table": args.table, "recipe": args.recipe, "variant": name,
                   **({"tcut": args.tcut} if name == "tcut" else {}),
