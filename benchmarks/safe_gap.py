@@ -35,6 +35,9 @@ TVD, numeric columns in 16 quantile bins of the real column):
 
 Every run also records each 2-way pair's TVD and each numeric column's KS (``pairs``, ``ks``);
 ``benchmarks/safe_gap_pairs.py`` prints which pairs and columns carry a gap between two variants.
+``--public NAME=FILE`` makes column NAME categorical over a public list (FILE: one value a line,
+e.g. ``benchmarks/public_lists/us_postal_codes.txt``) in every variant: ``safe`` with it is what a
+user who writes that one public list into the safe draft gets.
 ``--constants`` sets constants of ``synthpriv.privacy.domain_budget`` (a what-if: e.g. cheaper
 kind statistics, ``'{"KIND_NOISE_FACTOR": 4}'``). ``--budget`` / ``--marginals`` set budget or
 ``pipeline.stages.marginals`` keys on every run (a JSON object), e.g. ``--budget
@@ -109,6 +112,24 @@ def variant_schema(name: str, draft: dict, safe: dict, train: pd.DataFrame | Non
         else:
             columns.append(column)
     return {**safe, "columns": columns}
+
+
+def public_categories(schema: dict, given: dict[str, list[str]]) -> dict:
+    """``schema`` with each column named in ``given`` categorical over that public list (``--public
+    NAME=FILE``: a list known without the data, e.g. US postal codes; values outside it read as
+    missing). The rest of the schema is unchanged: ``safe`` + a public list is what a user who
+    writes that one list into the safe draft gets."""
+    columns = [{"name": c["name"], "kind": "categorical", "categories": given[c["name"]],
+                "missing": True, "unknown_categories": "missing"} if c["name"] in given else c
+               for c in schema["columns"]]
+    return {**schema, "columns": columns}
+
+
+def read_public(option: str) -> tuple[str, list[str]]:
+    """``NAME=FILE`` → (NAME, FILE's values: one a line, ``#`` lines are comments)."""
+    name, _, path = option.partition("=")
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    return name, [line.strip() for line in lines if line.strip() and not line.startswith("#")]
 
 
 def cut_categories(column: dict, train: pd.DataFrame, threshold: int) -> dict:
@@ -209,22 +230,30 @@ def column_tvd(real: pd.Series, synthetic: pd.Series, numeric: bool) -> float:
     return float(0.5 * share.abs().sum())
 
 
-def two_way(real: pd.DataFrame, synthetic: pd.DataFrame, test: pd.DataFrame, scoring: Schema,
-            target: str) -> float:
-    """The suite's 2-way TVD (``figures``; without the target's TSTR when the GBM cannot be
-    fitted on the release, as ``suite.score`` does)."""
+def tvds(real: pd.DataFrame, synthetic: pd.DataFrame, test: pd.DataFrame, scoring: Schema,
+         target: str) -> dict[str, float]:
+    """The suite's 2- and 3-way TVD (``figures``; without the target's TSTR when the GBM cannot
+    be fitted on the release, as ``suite.score`` does)."""
     try:
-        return figures(real, synthetic, test, scoring, target)["tvd_2"]
+        scored = figures(real, synthetic, test, scoring, target)
+        return {"tvd_2": scored["tvd_2"], "tvd_3": scored["tvd_3"]}
     except ValueError:
         numeric = [name for name in scoring.numeric_names if name != target]
-        return evaluate_utility(real, synthetic, numeric_columns=numeric,
-                                quality_report=False)["marginals"]["2-way"]["mean"]
+        marginals = evaluate_utility(real, synthetic, numeric_columns=numeric,
+                                     quality_report=False)["marginals"]
+        return {"tvd_2": marginals["2-way"]["mean"], "tvd_3": marginals["3-way"]["mean"]}
+
+
+def two_way(real: pd.DataFrame, synthetic: pd.DataFrame, test: pd.DataFrame, scoring: Schema,
+            target: str) -> float:
+    """The suite's 2-way TVD (``tvds``)."""
+    return tvds(real, synthetic, test, scoring, target)["tvd_2"]
 
 
 def run_variant(prepared: Prepared, schema_path: Path, scoring: Schema, recipe: str, seeds: int,
                 extra: dict, work: Path, replaced: dict[str, dict] | None = None,
                 epsilon: float = 1.0, seed0: int = 100) -> dict:
-    """``seeds`` runs of one variant at ``epsilon``: 2-way TVD per run (and per pair), mean
+    """``seeds`` runs of one variant at ``epsilon``: 2- and 3-way TVD per run (2-way per pair too), mean
     1-way TVD per column and KS per numeric column, the domain step's planned noise (σ,
     threshold), share and realised thresholds; ``replaced``: oracle ``grids``'s entries; seeds
     ``seed0``, ``seed0`` + 1, …."""
@@ -238,7 +267,7 @@ def run_variant(prepared: Prepared, schema_path: Path, scoring: Schema, recipe: 
     config_path = schema_path.with_suffix(".job.yaml")
     config_path.write_text(yaml.safe_dump(config))
     numeric = set(scoring.numeric_names)
-    runs, per_column, ks, pairs, domain, seen = [], {}, {}, {}, {}, {}
+    runs, runs_3, per_column, ks, pairs, domain, seen = [], [], {}, {}, {}, {}, {}
     for seed in range(seeds):
         with watched_domain(seen, replaced):
             result = run_job(load_job(config_path), source=RandomSource.seeded(seed0 + seed),
@@ -246,7 +275,9 @@ def run_variant(prepared: Prepared, schema_path: Path, scoring: Schema, recipe: 
         csv = work / f"{schema_path.stem}-{seed}.csv"
         result.synthetic.to_csv(csv, index=False)
         synthetic = read_scored(csv, scoring)
-        runs.append(two_way(real, synthetic, test, scoring, prepared.table.target))
+        scored = tvds(real, synthetic, test, scoring, prepared.table.target)
+        runs.append(scored["tvd_2"])
+        runs_3.append(scored["tvd_3"])
         for name in real.columns:
             per_column.setdefault(name, []).append(
                 column_tvd(real[name], synthetic[name], name in numeric))
@@ -263,6 +294,7 @@ def run_variant(prepared: Prepared, schema_path: Path, scoring: Schema, recipe: 
                            "thresholds": seen.get("thresholds"), "kinds": seen.get("kinds")})
     mean = {k: float(np.mean(v)) for k, v in per_column.items()}
     return {"tvd_2": float(np.mean(runs)), "tvd_2_sd": float(np.std(runs)), "runs": runs,
+            "tvd_3": float(np.mean(runs_3)), "runs_3": runs_3,
             "columns": mean, "ks": {k: float(np.mean(v)) for k, v in ks.items()},
             "pairs": {k: float(np.mean(v)) for k, v in pairs.items()}, "domain": domain,
             "epsilon": epsilon}
@@ -307,6 +339,9 @@ def main() -> None:
     parser.add_argument("--tcut", type=int, default=0,
                         help="variant tcut: drop categories below this many train rows")
     parser.add_argument("--seed0", type=int, default=100, help="first seed (then +1, +2, …)")
+    parser.add_argument("--public", action="append", default=[], metavar="NAME=FILE",
+                        help="make column NAME categorical over FILE's public list in every "
+                        "variant (one value a line); repeatable")
     parser.add_argument("--budget", type=json.loads, default={})
     parser.add_argument("--marginals", type=json.loads, default={})
     parser.add_argument("--constants", type=json.loads, default={},
@@ -321,16 +356,18 @@ def main() -> None:
         setattr(domain_budget, key, value)
     work, draft, safe, scoring = both_drafts(args.table, args.cache, "safe-gap-")
     drafts = [yaml.safe_load(p.schema_path.read_text()) for p in (draft, safe)]
+    given = dict(read_public(option) for option in args.public)
     extra = {"budget": args.budget, "marginals": args.marginals,
-             **({"constants": args.constants} if args.constants else {})}
+             **({"constants": args.constants} if args.constants else {}),
+             **({"public": sorted(given)} if given else {})}
     train = pd.read_csv(draft.train, dtype=str, keep_default_na=False)
     tcut = args.tcut
     for name in args.variants.split(","):
         path = work / f"variant-{name}.yaml"
         if name == "tcut" and not tcut:
             tcut = plan_threshold(safe, drafts[0])
-        path.write_text(yaml.safe_dump(variant_schema(name, *drafts, train, tcut),
-                                       sort_keys=False))
+        schema = public_categories(variant_schema(name, *drafts, train, tcut), given)
+        path.write_text(yaml.safe_dump(schema, sort_keys=False))
         epsilon = 1.0
         if name == "rho":  # the data-read draft at the safe draft's recipe ρ
             config = job_config(draft, args.recipe, 1.0, len(train))
@@ -348,8 +385,8 @@ def main() -> None:
             handle.write(json.dumps(record) + "\n")
         worst = sorted(outcome["columns"].items(), key=lambda kv: -kv[1])[:4]
         print(f"{args.table} {args.recipe} {name:7s} ε={epsilon:.4g} {json.dumps(extra)} 2-way TVD "
-              f"{outcome['tvd_2']:.4f} ± {outcome['tvd_2_sd']:.4f}; domain "
-              f"{ {k: v for k, v in outcome['domain'].items() if k != 'kinds'} }; "
+              f"{outcome['tvd_2']:.4f} ± {outcome['tvd_2_sd']:.4f} (3-way {outcome['tvd_3']:.4f}); "
+              f"domain { {k: v for k, v in outcome['domain'].items() if k != 'kinds'} }; "
               "worst 1-way: " + ", ".join(f"{k} {v:.3f}" for k, v in worst), flush=True)
 
 
