@@ -389,17 +389,28 @@ def _outward(noisy: np.ndarray, sigma: np.ndarray, beyond: np.ndarray) -> list[n
     return [cells[cells < first][::-1], cells[cells > first]]
 
 
+# A measured-grid cell narrower than this share of the column's widest cell is one value of a
+# continuous column (its width a float step), not a stretch with a density (``_fit_beyond``).
+POINT_WIDTH = 1e-9
+
+
 def _fit_beyond(noisy: np.ndarray, sigma: np.ndarray, beyond: np.ndarray,
                 widths: np.ndarray | None) -> np.ndarray:
-    """``monotone_tails`` given the cells ``beyond`` the bulk (``beyond_bulk``)."""
+    """``monotone_tails`` given the cells ``beyond`` the bulk (``beyond_bulk``). A continuous
+    column's one-value cell (a point mass or bound: width one float step, ~1e-13 of the value or
+    5e-324 at 0) has no density: fitted, its count over that width overflowed and, with its
+    weight ~0, the fit put it at ~0 (a point mass in a tail lost). Such cells keep their noisy
+    counts, as the bounds' own cells do; an integer's one-value cell (width 1) is fitted."""
     sigma = np.broadcast_to(np.asarray(sigma, dtype=float), noisy.shape)
     out = noisy.copy()
     if not beyond.any():
         return out
     widths = np.ones(len(noisy)) if widths is None else np.asarray(widths, dtype=float)
-    density, weights = noisy / widths, np.square(widths / sigma)
+    spread = widths > POINT_WIDTH * widths.max()
     for side in _outward(noisy, sigma, beyond):
-        out[side] = widths[side] * decreasing_fit(density[side], weights[side])
+        side = side[spread[side]]
+        out[side] = widths[side] * decreasing_fit(noisy[side] / widths[side],
+                                                  np.square(widths[side] / sigma[side]))
     return out
 
 

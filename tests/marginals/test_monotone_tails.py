@@ -194,3 +194,20 @@ def test_a_bound_cell_holds_a_pile_only_when_the_tail_reaches_it() -> None:
     assert mass[-1] > 0 and not beyond[-1]
     wide, _ = tail_masses(noisy, sigma, 2_000.0, bounds_alone=False)  # end cells fitted too
     assert wide[-1] < mass[-1]
+
+
+@pytest.mark.parametrize("point_width", [5e-324, 1e-13])
+def test_a_continuous_point_cell_in_a_tail_keeps_its_count(point_width: float) -> None:
+    """A continuous column's one-value cell (width one float step: 5e-324 at 0, ~1e-13 at a
+    value near 1,000) beyond the bulk has no density. Fitted as one, its count over that width
+    overflowed (loans at domain share 0.3) and its ~0 weight pooled it to ~0: a point mass in a
+    tail lost. It keeps its noisy count; the wide tail cells around it are still fitted (the
+    rising pair 30, 60 pools to 45 each)."""
+    sigma = 50.0
+    noisy = np.array([900.0, 1_200.0, 800.0, 30.0, 140.0, 60.0, -20.0])
+    widths = np.array([100.0, 100.0, 100.0, 100.0, point_width, 100.0, 100.0])
+    with np.errstate(all="raise"):
+        fit = monotone_tails(noisy, np.full(7, sigma), widths=widths)
+    assert fit[4] == 140.0
+    assert np.allclose(fit[[3, 5]], 45.0) and fit[6] == -20.0
+    assert np.allclose(fit[:3], noisy[:3])
