@@ -174,3 +174,41 @@ def test_the_rule_adds_no_budget_and_no_event(tmp_path: Path) -> None:
     assert [repr(e) for e in fired.events] == [repr(e) for e in other.events]
     assert fired.events, "the domain step records its events"
     assert EXTEND_NOISE * stage.heap_ranges["x"].sigma < stage.heap_ranges["x"].residual
+
+
+# A count column 2-9, every value a heap, and a tail of 6 × 20 rows at 10-15 (each far below the
+# heap threshold) in the last heap's bucket [8, 15]: the rows main's whole-range test let the
+# heaps' range clip onto 9 (loans' `num_mort_accounts`: 5-14 onto 4).
+COUNT_HEAPS = {2.0: 600, 3.0: 900, 4.0: 1200, 5.0: 900, 6.0: 700, 7.0: 500, 8.0: 400, 9.0: 300}
+BEYOND = dict.fromkeys(np.arange(10.0, 16.0), 20)
+
+
+def test_no_tail_piles_onto_the_last_heap(tmp_path: Path) -> None:
+    """The 120 rows beyond the last heap are ≈ 5σ_e of the upper end test (bucket [8, 15] less
+    the heaps 8 and 9: σ_e² = σ² + 2σ_h²) but ≈ 2.4σ_R of the whole range's, which main's rule
+    alone passed in about half the draws, releasing 9 at 7.5 % instead of 5.3 %. The end test
+    misses such a tail with probability Φ(2.5 − 5) ≈ 0.6 % a draw: at most 2 of 40 draws clip
+    rows onto 9 (the clipped share is then the tail's, 2.1 %). Where the whole-range test passes
+    the lower side still takes its heap: [2, 15] (nothing below 2 to clip; main gave [2, 9] or
+    the reading's [0, 15]), with nothing spread at 2 and the clipped tail beyond 15 (none) spread
+    at the upper bound as for any DP bound."""
+    table = _table({**COUNT_HEAPS, **BEYOND})
+    job, plan, stage = _job(tmp_path, table)
+    assert max(BEYOND.values()) < plan.noise["heap_threshold"] - 3 * plan.noise["heap_sigma"]
+    x = table["x"].to_numpy()
+    piled, split = 0, 0
+    for seed in range(40):
+        resolved, kept = _resolve(job, plan, stage, table, seed)
+        assert set(kept) == set(COUNT_HEAPS)
+        found = stage.heap_ranges["x"]
+        upper_sigma = np.sqrt(plan.noise["sigma"] ** 2 + 2 * plan.noise["heap_sigma"] ** 2)
+        assert found.ends[1].sigma >= upper_sigma - 1e-9  # [8, 15] and the heaps 8, 9 at least
+        lower, upper = _bounds(resolved)
+        clipped = float(np.mean(x > upper))
+        piled += clipped > 0
+        assert clipped in (0.0, pytest.approx(sum(BEYOND.values()) / x.size))
+        if (lower, upper) == (2.0, 15.0):
+            split += 1
+            assert resolved.schema.column("x").spread_clipped == ["upper"]
+    assert piled <= 2, piled
+    assert split >= 10, split
