@@ -83,8 +83,9 @@ The read-out (``read_bounds``), a DP quantile on the noisy histogram's CDF:
    buckets within 2.5σ of their difference, and that σ is small enough to see a tail of a
    quarter of the rows (SEEN_TAIL), the bounds become [smallest heap, largest heap], widened to
    a bucket of the support beyond the heaps (a year column of 7 values: [2003, 2009], not the
-   octave [1024, 2047], whose other 1,016 values drew rows from noise). Post-processing of the
-   same histogram and the heaps' noisy counts.
+   octave [1024, 2047], whose other 1,016 values drew rows from noise); each side only where
+   the buckets whose rows it would clip show none (``EndTest``: no tail piled onto an end heap).
+   Post-processing of the same histogram and the heaps' noisy counts.
 
 Why a histogram and not an exponential-mechanism quantile (Smith 2011; JointExp, Gillenwater et
 al. 2021) or an unbounded search (Durfee 2023): those need a public range or a pure-DP
@@ -531,7 +532,10 @@ def bounds_from_noisy(
 # from any release's figures.
 SEEN_TAIL = 0.25
 # The end test (``EndTest``): a side of the heaps' range takes its end heap's value only when
-# the residual of the buckets whose rows it would clip is below END_TEST times its σ.
+# the residual of the buckets whose rows it would clip is below END_TEST times its σ: the tail
+# rule's and the whole-range test's 2.5, so a column whose heaps share one bucket (a year) fires
+# exactly as before. Arithmetic, not tuned; 2 and 1.5 were measured and not chosen
+# (benchmarks/README.md "heaprange": they cost the year column its range in 5-10 % of draws).
 END_TEST = EXTEND_NOISE
 
 
