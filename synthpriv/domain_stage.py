@@ -255,7 +255,8 @@ class DomainStage(Stage):
                 noisy, reading, shape, columns, valued = readings[name]
                 found[name] = self._heap_bounds(schema.column(name), found[name], noisy, sigma,
                                                 buckets[name], reading, shape, heaps,
-                                                plan.noise["heap_sigma"], columns, valued)
+                                                plan.noise["heap_sigma"], columns, valued,
+                                                int(plan.noise["heap_threshold"]))
                 masses = point_masses(schema.column(name), found[name], list(heaps))
                 found[name]["point_masses"] = masses
                 found[name]["heap_counts"] = heap_entries(heaps, masses,
@@ -277,7 +278,8 @@ class DomainStage(Stage):
 
     def _heap_bounds(self, column: NumericColumn, domain: dict, noisy: np.ndarray, sigma: float,
                      grid: Buckets, reading: BoundsReading, shape: tuple, heaps: dict[float, int],
-                     heap_sigma: float, columns: int, valued: Present | None) -> dict:
+                     heap_sigma: float, columns: int, valued: Present | None,
+                     heap_threshold: int) -> dict:
         """``domain`` (the column's DP bounds), or [smallest heap, largest heap] when its kept
         heaps hold its rows within the noise (``privacy.bounds.heap_range``: "a few codes", a
         year column of 7 values, a Likert scale, a flag) and both bounds are DP ones; a side
@@ -286,8 +288,10 @@ class DomainStage(Stage):
         a tail the noise hid is clipped onto a heap, a value the column holds. Post-processing
         of the bucket histogram and the heaps' noisy counts (DP outputs): no budget, no event;
         ``heap_ranges`` keeps the test's figures.
-        ``columns``, ``valued``: as the bounds were read with (``read_bounds``)."""
-        found = heap_range(noisy, sigma, grid, reading, heaps, heap_sigma, columns, valued)
+        ``columns``, ``valued``: as the bounds were read with (``read_bounds``);
+        ``heap_threshold``: the one heap discovery kept ``heaps`` at."""
+        found = heap_range(noisy, sigma, grid, reading, heaps, heap_sigma, columns, valued,
+                           heap_threshold)
         if found is None or column.lower is not None or column.upper is not None:
             return domain
         self.heap_ranges[column.name] = found
