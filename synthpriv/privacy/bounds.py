@@ -534,8 +534,10 @@ SEEN_TAIL = 0.25
 # The end test (``EndTest``): a side of the heaps' range takes its end heap's value only when
 # the residual of the buckets whose rows it would clip is below END_TEST times its σ: the tail
 # rule's and the whole-range test's 2.5, so a column whose heaps share one bucket (a year) fires
-# exactly as before. Arithmetic, not tuned; 2 and 1.5 were measured and not chosen
-# (benchmarks/README.md "heaprange": they cost the year column its range in 5-10 % of draws).
+# as before but for the selection lift (``selected_count``). Arithmetic, not tuned on a table;
+# lower thresholds were measured and not chosen (benchmarks/README.md "heaprange", 200 draws:
+# 1.5σ on plain counts cut loans' piles onto 4 to ≈ 3 draws but sent Wage's `year` back to its
+# octave in 14 and loans' `term` in 14, against 6 and 0 here).
 END_TEST = EXTEND_NOISE
 
 
@@ -604,8 +606,10 @@ class HeapRange:
         0-4, 5.5 % of rows at 5-14, all in the end buckets) passed it in 3 runs of 4 and
         released 4 at twice its share. The end test looks at the buckets whose rows are clipped
         onto the bound, with the noise of those buckets and heaps only (σ 110 against σ_R 235
-        there); a year column whose heaps share one bucket tests the same residual as the whole
-        range, so it keeps [2003, 2009] as often. Post-processing of the same two DP outputs."""
+        there); a year column whose heaps share one bucket tests the whole range's residual
+        (but for the selection lift of a heap near its threshold: Wage's `year` kept [2003,
+        2009] in 189 of 200 draws, against 193 on main). Post-processing of the same two DP
+        outputs."""
         return self.bounds_at(END_TEST)
 
     def bounds_at(self, threshold: float, lifted: bool = True) -> tuple[float, float]:

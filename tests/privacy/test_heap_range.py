@@ -31,7 +31,7 @@ def test_a_column_on_a_few_heaps_gets_the_heaps_range(tmp_path: Path) -> None:
     values. The rule fails with probability ≈ Φ(−2.5) per draw, and a false tail bucket the
     noise shows (≈ Φ(−2.5) per side) widens it: at most 3 of 60 draws miss. The seven heaps
     share one bucket, so each side's end test (``EndTest``) is the whole-range test itself (same
-    residual, same σ): the per-side rule keeps the year's range exactly as often."""
+    residual, same σ; the heaps are far above their threshold, so no selection lift)."""
     table = _table(YEARS)
     job, plan, stage = _job(tmp_path, table)
     hits = 0
