@@ -666,7 +666,7 @@ def heap_range(noisy: np.ndarray, sigma: float, buckets: Buckets | YearBuckets,
         # far edge holds that bucket's rows, so the buckets beyond it only
         edge = int(buckets.index(np.array([bound]))[0])
         if bound != heap:
-            edge += 1 if side == 0 else -1
+            edge += -1 if side == 0 else 1
         first, last = (reading.first, edge) if side == 0 else (edge, reading.last)
         ends.append(_end_test(noisy, sigma, heaps, inside[(held >= first) & (held <= last)],
                               first, last, heap_sigma, heap_threshold))

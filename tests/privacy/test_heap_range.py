@@ -237,3 +237,24 @@ def test_a_kept_count_is_read_through_its_selection(offset: float) -> None:
     share = float(np.mean(read <= count))
     assert abs(share - 0.5) <= 4 * np.sqrt(0.25 / kept.size), share
     assert np.all(read <= kept) and np.all(read >= 0)
+
+
+def test_a_side_widened_to_a_shown_bucket_tests_only_the_buckets_beyond_it(tmp_path: Path) -> None:
+    """Heaps 16, 17, 18 (900 rows each) and 80 rows at 40-43 (20 a value, never a heap): the
+    bucket [32, 63] ≈ 6.8σ is shown, so the upper side widens to 63, and the guard adds [64, 127]
+    to the reading (a small table: 2.5σ hides more than CLIP_SHARE of its rows). The rows of
+    [32, 63] are inside [16, 63]: that side's end test reads [64, 127] alone (empty) and holds,
+    so where the whole-range test passes the bounds are [16, 63], not the reading's [0, 127] on
+    one side: an end test that also read [32, 63]'s 80 rows (≈ 3σ_e) would keep 127."""
+    counts = {16.0: 900, 17.0: 900, 18.0: 900, **dict.fromkeys((40.0, 41.0, 42.0, 43.0), 20)}
+    table = _table(counts)
+    job, plan, stage = _job(tmp_path, table)
+    fired = 0
+    for seed in range(20):
+        resolved, kept = _resolve(job, plan, stage, table, seed)
+        assert set(kept) == {16.0, 17.0, 18.0}
+        found = stage.heap_ranges["x"]
+        if found.codes and found.outer[1] >= 127.0:
+            fired += 1
+            assert _bounds(resolved) == (16.0, 63.0), (_bounds(resolved), found)
+    assert fired >= 5, fired
