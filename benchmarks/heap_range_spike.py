@@ -3,6 +3,9 @@
 heap (benchmarks/README.md, remeasure7). Run with PYTHONPATH pointing at the code to measure:
 
     PYTHONPATH=<tree> python benchmarks/heap_range_spike.py 0,1,2 num_mort_accounts
+    PYTHONPATH=<tree> python benchmarks/heap_range_spike.py 0,1,2,3 year wage
+
+The third argument names another table of benchmarks/.cache/suite (default loans).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import pandas as pd
 
 from synthpriv import Synthesizer
 
-LOANS = Path(__file__).resolve().parent / ".cache/suite/loans"
+SUITE = Path(__file__).resolve().parent / ".cache/suite"
 SHOWN = 14  # values listed per column
 
 
@@ -27,11 +30,12 @@ def shares(values: pd.Series) -> str:
 def main() -> None:
     seeds = [int(s) for s in sys.argv[1].split(",")]
     columns = sys.argv[2].split(",")
-    real = pd.read_csv(LOANS / "train.csv")
+    folder = SUITE / (sys.argv[3] if len(sys.argv) > 3 else "loans")
+    real = pd.read_csv(folder / "train.csv")
     for seed in seeds:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            synth = Synthesizer(str(LOANS / "schema-safe.yaml"), epsilon=1.0, delta=1e-5,
+            synth = Synthesizer(str(folder / "schema-safe.yaml"), epsilon=1.0, delta=1e-5,
                                 seed=seed).fit(real)
         for name in columns:
             column = synth._fitted.synthesis.job.schema.column(name)

@@ -263,7 +263,8 @@ class DomainStage(Stage):
                 noisy, reading, shape, columns, valued = readings[name]
                 found[name] = self._heap_bounds(schema.column(name), found[name], noisy, sigma,
                                                 buckets[name], reading, shape, heaps,
-                                                plan.noise["heap_sigma"], columns, valued)
+                                                plan.noise["heap_sigma"], columns, valued,
+                                                int(plan.noise["heap_threshold"]))
                 masses = point_masses(schema.column(name), found[name], list(heaps))
                 found[name]["point_masses"] = masses
                 found[name]["heap_counts"] = heap_entries(heaps, masses,
@@ -287,22 +288,30 @@ class DomainStage(Stage):
 
     def _heap_bounds(self, column: NumericColumn, domain: dict, noisy: np.ndarray, sigma: float,
                      grid: Buckets, reading: BoundsReading, shape: tuple, heaps: dict[float, int],
-                     heap_sigma: float, columns: int, valued: Present | None) -> dict:
+                     heap_sigma: float, columns: int, valued: Present | None,
+                     heap_threshold: int) -> dict:
         """``domain`` (the column's DP bounds), or [smallest heap, largest heap] when its kept
         heaps hold its rows within the noise (``privacy.bounds.heap_range``: "a few codes", a
-        year column of 7 values, a Likert scale, a flag) and both bounds are DP ones. Nothing is
-        spread at such a bound (``spread_clipped``): a tail the noise hid is clipped onto a heap,
-        a value the column holds. Post-processing of the bucket histogram and the heaps' noisy
-        counts (DP outputs): no budget, no event; ``heap_ranges`` keeps the test's figures.
-        ``columns``, ``valued``: as the bounds were read with (``read_bounds``)."""
-        found = heap_range(noisy, sigma, grid, reading, heaps, heap_sigma, columns, valued)
+        year column of 7 values, a Likert scale, a flag) and both bounds are DP ones; a side
+        whose end buckets show rows beyond its end heap keeps the reading's bound (``EndTest``:
+        they would pile onto that heap). Nothing is spread at a heap's bound (``spread_clipped``):
+        a tail the noise hid is clipped onto a heap, a value the column holds. Post-processing
+        of the bucket histogram and the heaps' noisy counts (DP outputs): no budget, no event;
+        ``heap_ranges`` keeps the test's figures.
+        ``columns``, ``valued``: as the bounds were read with (``read_bounds``);
+        ``heap_threshold``: the one heap discovery kept ``heaps`` at."""
+        found = heap_range(noisy, sigma, grid, reading, heaps, heap_sigma, columns, valued,
+                           heap_threshold)
         if found is None or column.lower is not None or column.upper is not None:
             return domain
         self.heap_ranges[column.name] = found
         if not found.codes:
             return domain
-        within = dp_bounds(column, replace(reading, lower=found.lower, upper=found.upper), shape)
-        return {**within, "spread_clipped": []}
+        lower, upper = found.bounds  # per side: the heap's, or the reading's (``EndTest``)
+        within = dp_bounds(column, replace(reading, lower=lower, upper=upper), shape)
+        at_heap = {"lower": lower == found.lower, "upper": upper == found.upper}
+        return {**within,
+                "spread_clipped": [s for s in within["spread_clipped"] if not at_heap[s]]}
 
     def realised(self, plan: StagePlan, schema: Schema) -> RealisedNoise:
         """Pass (2)'s noise for the kinds ``schema`` holds (decided under DP): the plan's ρ and

@@ -83,8 +83,9 @@ The read-out (``read_bounds``), a DP quantile on the noisy histogram's CDF:
    buckets within 2.5σ of their difference, and that σ is small enough to see a tail of a
    quarter of the rows (SEEN_TAIL), the bounds become [smallest heap, largest heap], widened to
    a bucket of the support beyond the heaps (a year column of 7 values: [2003, 2009], not the
-   octave [1024, 2047], whose other 1,016 values drew rows from noise). Post-processing of the
-   same histogram and the heaps' noisy counts.
+   octave [1024, 2047], whose other 1,016 values drew rows from noise); each side only where
+   the buckets whose rows it would clip show none (``EndTest``: no tail piled onto an end heap).
+   Post-processing of the same histogram and the heaps' noisy counts.
 
 Why a histogram and not an exponential-mechanism quantile (Smith 2011; JointExp, Gillenwater et
 al. 2021) or an unbounded search (Durfee 2023): those need a public range or a pure-DP
@@ -530,6 +531,37 @@ def bounds_from_noisy(
 # arithmetic of the development suite's tables (Wage 22 %, Fair 10-16 %, anes96 ≥ 52 %), not
 # from any release's figures.
 SEEN_TAIL = 0.25
+# The end test (``EndTest``): a side of the heaps' range takes its end heap's value only when
+# the residual of the buckets whose rows it would clip is below END_TEST times its σ: the tail
+# rule's and the whole-range test's 2.5, so a column whose heaps share one bucket (a year) fires
+# as before but for the selection lift (``selected_count``). Arithmetic, not tuned on a table;
+# lower thresholds were measured and not chosen (benchmarks/README.md "heaprange", 200 draws:
+# 1.5σ on plain counts cut loans' piles onto 4 to ≈ 3 draws but sent Wage's `year` back to its
+# octave in 14 and loans' `term` in 14, against 6 and 0 here).
+END_TEST = EXTEND_NOISE
+
+
+@dataclass(frozen=True)
+class EndTest:
+    """What the noise says of the rows one side of the heaps' range would clip (``heap_range``):
+    the noisy counts of the buckets from the reading's outermost one on that side to the one
+    holding the heaps' bound (or, when a shown bucket widened the bound to its far edge, to the
+    one before it), minus the noisy counts of the heaps in them, and its σ (b·σ² + k·σ_h², b
+    buckets and k heaps). Each row beyond the bound is in one of those buckets and on none of
+    those heaps, so the residual is at least the rows clipped onto that side's bound (plus the
+    rows between heaps in those buckets: the test errs towards keeping the reading's bound)."""
+
+    residual: float
+    sigma: float
+    lift: float = 0.0  # the heaps' selection lift, Σ (noisy count − ``selected_count``), in it
+
+    def holds(self, threshold: float, lifted: bool = True) -> bool:
+        """Whether the side may take the heaps' bound: its residual is below ``threshold`` times
+        its σ (END_TEST; the rule ``HeapRange.codes`` applies to the whole range, here on the
+        buckets whose rows are clipped onto the bound). No bucket beyond: nothing to clip.
+        ``lifted`` False: the residual of the heaps' plain noisy counts (benchmarks only)."""
+        residual = self.residual if lifted else self.residual - self.lift
+        return self.sigma == 0.0 or residual < threshold * self.sigma
 
 
 @dataclass(frozen=True)
@@ -537,14 +569,17 @@ class HeapRange:
     """What the noise says of a column's cells off its heaps, inside the buckets its bounds were
     read from (``heap_range``): the range of the kept heaps there (widened to the buckets beyond
     them that the noise shows), the residual (the
-    buckets' noisy counts summed, minus the heaps' noisy counts), the residual's σ, and the
-    buckets' noisy total."""
+    buckets' noisy counts summed, minus the heaps' noisy counts), the residual's σ, the
+    buckets' noisy total, the reading's own bounds, and the end test of each side (``EndTest``,
+    lower then upper)."""
 
     lower: float
     upper: float
     residual: float
     sigma: float
     total: float
+    outer: tuple[float, float] = (-math.inf, math.inf)
+    ends: tuple[EndTest, EndTest] = (EndTest(0.0, 0.0), EndTest(0.0, 0.0))
 
     @property
     def seen(self) -> bool:
@@ -563,10 +598,31 @@ class HeapRange:
         0.6 %. The 2.5: arithmetic, not tuned on any table."""
         return self.seen and self.residual < EXTEND_NOISE * self.sigma
 
+    @property
+    def bounds(self) -> tuple[float, float]:
+        """The column's bounds when it reads as codes: per side, the heaps' bound where that
+        side's end test holds, else the reading's own (``outer``). The whole-range test bounds
+        how many rows the range may miss, not where they are: loans' `num_mort_accounts` (heaps
+        0-4, 5.5 % of rows at 5-14, all in the end buckets) passed it in 3 runs of 4 and
+        released 4 at twice its share. The end test looks at the buckets whose rows are clipped
+        onto the bound, with the noise of those buckets and heaps only (σ 110 against σ_R 235
+        there); a year column whose heaps share one bucket tests the whole range's residual
+        (but for the selection lift of a heap near its threshold: Wage's `year` kept [2003,
+        2009] in 189 of 200 draws, against 193 on main). Post-processing of the same two DP
+        outputs."""
+        return self.bounds_at(END_TEST)
+
+    def bounds_at(self, threshold: float, lifted: bool = True) -> tuple[float, float]:
+        """``bounds`` with the end tests at ``threshold`` σ, ``lifted`` or not (``EndTest``;
+        benchmarks compare them on the same draws)."""
+        return (self.lower if self.ends[0].holds(threshold, lifted) else self.outer[0],
+                self.upper if self.ends[1].holds(threshold, lifted) else self.outer[1])
+
 
 def heap_range(noisy: np.ndarray, sigma: float, buckets: Buckets | YearBuckets,
                reading: BoundsReading | None, heaps: dict[float, int], heap_sigma: float,
-               columns: int = 1, present: Present | None = None) -> HeapRange | None:
+               columns: int = 1, present: Present | None = None,
+               heap_threshold: float | None = None) -> HeapRange | None:
     """The heaps' range test (issue 24: a year column of 7 values came back spread over its
     octave, 1024–2047): ``heaps`` (heap discovery's kept values and their noisy counts, each at
     ``heap_sigma``) are subtracted from the noisy counts (``noisy``, σ = ``sigma`` each) of the
@@ -575,11 +631,15 @@ def heap_range(noisy: np.ndarray, sigma: float, buckets: Buckets | YearBuckets,
     selection's (a kept count is ≥ its threshold), with σ_R² = b·σ² + k·σ_h² (b buckets, k
     heaps: independent noises). When it is below 2.5σ_R and 5σ_R is at most SEEN_TAIL of the
     buckets' noisy total (``HeapRange.codes``) the bounds may become [smallest heap, largest
-    heap] (widened to a bucket beyond the heaps that the noise shows: ``_shown_beyond``): no
-    cell beyond them is left to draw rows from noise. Values between heaps keep their cells.
+    heap] (widened to a bucket beyond the heaps that the noise shows: ``_shown_beyond``), each
+    side only where the buckets whose rows it would clip show none (``EndTest``, ``_end_test``):
+    no cell beyond them is left to draw rows from noise, and no tail piles onto an end heap.
+    Values between heaps keep their cells.
     None when the rule has nothing to test: no reading, a zeros-only one, date buckets, or fewer
     than 2 kept heaps in the buckets (one heap: bounds need lower < upper, and a cell beside it
-    would carry noise again). ``columns``, ``present``: as the reading was read with.
+    would carry noise again). ``columns``, ``present``: as the reading was read with;
+    ``heap_threshold``: the count at which heap discovery kept the heaps (the end tests read a
+    kept count through ``selected_count``), or None (plain noisy counts).
     Post-processing of two DP outputs (the bucket histogram and the heaps' noisy counts): no
     budget, no event."""
     if reading is None or reading.zeros_only or not isinstance(buckets, Buckets):
@@ -598,7 +658,57 @@ def heap_range(noisy: np.ndarray, sigma: float, buckets: Buckets | YearBuckets,
     spread = math.sqrt(width * sigma**2 + inside.size * heap_sigma**2)
     shown = support(noisy, sigma, buckets, columns, present)
     lower, upper = _shown_beyond(shown, buckets, reading, inside)
-    return HeapRange(lower, upper, residual, spread, total)
+    held = buckets.index(inside)
+    ends = []
+    for side, (bound, heap) in enumerate(((lower, inside[0]), (upper, inside[-1]))):
+        # the buckets from the reading's outermost on this side to the one holding the bound
+        # (its rows beyond the bound are clipped onto it); a bound widened to a shown bucket's
+        # far edge holds that bucket's rows, so the buckets beyond it only
+        edge = int(buckets.index(np.array([bound]))[0])
+        if bound != heap:
+            edge += -1 if side == 0 else 1
+        first, last = (reading.first, edge) if side == 0 else (edge, reading.last)
+        ends.append(_end_test(noisy, sigma, heaps, inside[(held >= first) & (held <= last)],
+                              first, last, heap_sigma, heap_threshold))
+    return HeapRange(lower, upper, residual, spread, total, (reading.lower, reading.upper),
+                     (ends[0], ends[1]))
+
+
+def _end_test(noisy: np.ndarray, sigma: float, heaps: dict[float, int], held: np.ndarray,
+              first: int, last: int, heap_sigma: float, threshold: float | None) -> EndTest:
+    """The ``EndTest`` of buckets ``first`` to ``last`` (noisy counts at σ = ``sigma`` each) and
+    the kept heaps ``held`` in them (noisy counts at ``heap_sigma``, kept at ``threshold``:
+    each counted as ``selected_count``; None: as it is); none (``first`` past ``last``):
+    nothing to clip, a test that holds. Post-processing."""
+    if first > last:
+        return EndTest(0.0, 0.0)
+    counts = [float(heaps[v]) for v in held]
+    lift = 0.0 if threshold is None else sum(
+        count - selected_count(count, threshold, heap_sigma) for count in counts)
+    residual = float(np.sum(noisy[first:last + 1])) - sum(counts) + lift
+    return EndTest(residual, math.sqrt((last - first + 1) * sigma**2 + held.size * heap_sigma**2),
+                   lift)
+
+
+@functools.lru_cache(maxsize=4096)  # a pure function of a DP output and public figures
+def selected_count(count: float, threshold: float, sigma: float) -> float:
+    """A kept heap's count, read from its noisy ``count`` knowing it was kept because that count
+    passed ``threshold`` (noise N(0, ``sigma``²)): the c at which a count kept at ``threshold``
+    lands at ``count`` or above half the time (median-unbiased under the selection), floored at
+    0. A heap far above its threshold keeps its count (Wage's years, 3.5σ above: within 1 row);
+    one just above it was most likely kept by its noise, and its count says little (loans'
+    `num_mort_accounts` = 4, 429 rows at a threshold of 483, σ 85: kept counts of 499 / 520 /
+    550 read 196 / 408 / 506). Post-processing of the count and public figures."""
+    from scipy.optimize import brentq
+    from scipy.stats import norm  # here: scipy.stats costs a plan ~0.3 s of imports (issue 26)
+
+    def above(c: float) -> float:  # log P(noisy ≥ count | kept, c) − log ½: increasing in c
+        return float(norm.logsf((count - c) / sigma) - norm.logsf((threshold - c) / sigma)
+                     - math.log(0.5))
+
+    if count <= threshold or above(0.0) >= 0.0:  # kept at the threshold itself: nothing known
+        return 0.0
+    return float(brentq(above, 0.0, count + sigma))
 
 
 def _shown_beyond(shown: np.ndarray, buckets: Buckets, reading: BoundsReading,

@@ -14,7 +14,7 @@ import pytest
 from scipy import stats
 
 from synthpriv.privacy.accountant import Ledger
-from synthpriv.privacy.bounds import EXTEND_NOISE, SEEN_TAIL
+from synthpriv.privacy.bounds import EXTEND_NOISE, SEEN_TAIL, selected_count
 from tests.privacy.test_heap_discovery import _job, _resolve, _table
 
 YEARS = {float(year): 300 + 15 * (year - 2003) for year in range(2003, 2010)}  # Wage's shape
@@ -29,20 +29,26 @@ def test_a_column_on_a_few_heaps_gets_the_heaps_range(tmp_path: Path) -> None:
     """Seven consecutive years, every row on one (Wage's `year`): the octave's bounds
     [1024, 2047] become [2003, 2009] with each year a point mass, and no side spreads clipped
     values. The rule fails with probability ≈ Φ(−2.5) per draw, and a false tail bucket the
-    noise shows (≈ Φ(−2.5) per side) widens it: at most 2 of 20 draws miss."""
+    noise shows (≈ Φ(−2.5) per side) widens it: at most 3 of 60 draws miss. The seven heaps
+    share one bucket, so each side's end test (``EndTest``) is the whole-range test itself (same
+    residual, same σ; the heaps are far above their threshold, so no selection lift)."""
     table = _table(YEARS)
     job, plan, stage = _job(tmp_path, table)
     hits = 0
-    for seed in range(20):
+    for seed in range(60):
         resolved, kept = _resolve(job, plan, stage, table, seed)
         column = resolved.schema.column("x")
+        found = stage.heap_ranges["x"]
+        if found.outer == (1024.0, 2047.0):  # the reading is the years' one bucket
+            for end in found.ends:
+                assert (end.residual, end.sigma) == pytest.approx((found.residual, found.sigma))
         if _bounds(resolved) == (2003.0, 2009.0):
             hits += 1
             assert column.point_masses == sorted(kept) == sorted(YEARS)
             assert column.spread_clipped == []
         else:  # the rule did not fire, or a false tail bucket widened it: the years inside
             assert _bounds(resolved)[0] <= 2003.0 and _bounds(resolved)[1] >= 2009.0
-    assert hits >= 18, hits
+    assert hits >= 57, hits
 
 
 @pytest.mark.parametrize("counts", [
@@ -174,3 +180,81 @@ def test_the_rule_adds_no_budget_and_no_event(tmp_path: Path) -> None:
     assert [repr(e) for e in fired.events] == [repr(e) for e in other.events]
     assert fired.events, "the domain step records its events"
     assert EXTEND_NOISE * stage.heap_ranges["x"].sigma < stage.heap_ranges["x"].residual
+
+
+# A count column 2-9, every value a heap, and a tail of 6 × 20 rows at 10-15 (each far below the
+# heap threshold) in the last heap's bucket [8, 15]: the rows main's whole-range test let the
+# heaps' range clip onto 9 (loans' `num_mort_accounts`: 5-14 onto 4).
+COUNT_HEAPS = {2.0: 600, 3.0: 900, 4.0: 1200, 5.0: 900, 6.0: 700, 7.0: 500, 8.0: 400, 9.0: 300}
+BEYOND = dict.fromkeys(np.arange(10.0, 16.0), 20)
+
+
+def test_no_tail_piles_onto_the_last_heap(tmp_path: Path) -> None:
+    """The 120 rows beyond the last heap are ≈ 5σ_e of the upper end test (bucket [8, 15] less
+    the heaps 8 and 9: σ_e² = σ² + 2σ_h²) but ≈ 2.4σ_R of the whole range's, which main's rule
+    alone passed in about half the draws, releasing 9 at 7.5 % instead of 5.3 %. The end test
+    misses such a tail with probability Φ(2.5 − 5) ≈ 0.6 % a draw: at most 2 of 40 draws clip
+    rows onto 9 (the clipped share is then the tail's, 2.1 %). Where the whole-range test passes
+    the lower side still takes its heap: [2, 15] (nothing below 2 to clip; main gave [2, 9] or
+    the reading's [0, 15]), with nothing spread at 2 and the clipped tail beyond 15 (none) spread
+    at the upper bound as for any DP bound."""
+    table = _table({**COUNT_HEAPS, **BEYOND})
+    job, plan, stage = _job(tmp_path, table)
+    assert max(BEYOND.values()) < plan.noise["heap_threshold"] - 3 * plan.noise["heap_sigma"]
+    x = table["x"].to_numpy()
+    piled, split = 0, 0
+    for seed in range(40):
+        resolved, kept = _resolve(job, plan, stage, table, seed)
+        assert set(kept) == set(COUNT_HEAPS)
+        found = stage.heap_ranges["x"]
+        upper_sigma = np.sqrt(plan.noise["sigma"] ** 2 + 2 * plan.noise["heap_sigma"] ** 2)
+        assert found.ends[1].sigma >= upper_sigma - 1e-9  # [8, 15] and the heaps 8, 9 at least
+        lower, upper = _bounds(resolved)
+        clipped = float(np.mean(x > upper))
+        piled += clipped > 0
+        assert clipped in (0.0, pytest.approx(sum(BEYOND.values()) / x.size))
+        if (lower, upper) == (2.0, 15.0):
+            split += 1
+            assert resolved.schema.column("x").spread_clipped == ["upper"]
+    assert piled <= 2, piled
+    assert split >= 10, split
+
+
+@pytest.mark.parametrize("offset", [-1.0, 0.0, 2.0])
+def test_a_kept_count_is_read_through_its_selection(offset: float) -> None:
+    """``selected_count`` is median-unbiased under the selection: for a true count c at
+    ``offset`` σ_h from the threshold, noisy counts N(c, σ_h²) kept when ≥ the threshold read
+    at most c in half of the kept draws (± 4 standard errors). The plain noisy count is not: a
+    count below the threshold is read above it in every kept draw (loans' `num_mort_accounts`
+    = 4, 429 rows at a threshold of 483, read ≈ 535 on average when kept), which let the end
+    test clip a tail onto it."""
+    threshold, sigma = 483, 85.5
+    count = threshold + offset * sigma
+    rng = np.random.default_rng(7)
+    noisy = np.round(rng.normal(count, sigma, 20_000))
+    kept = noisy[noisy >= threshold][:1500]
+    read = np.array([selected_count(float(x), threshold, sigma) for x in kept])
+    share = float(np.mean(read <= count))
+    assert abs(share - 0.5) <= 4 * np.sqrt(0.25 / kept.size), share
+    assert np.all(read <= kept) and np.all(read >= 0)
+
+
+def test_a_side_widened_to_a_shown_bucket_tests_only_the_buckets_beyond_it(tmp_path: Path) -> None:
+    """Heaps 16, 17, 18 (900 rows each) and 80 rows at 40-43 (20 a value, never a heap): the
+    bucket [32, 63] ≈ 6.8σ is shown, so the upper side widens to 63, and the guard adds [64, 127]
+    to the reading (a small table: 2.5σ hides more than CLIP_SHARE of its rows). The rows of
+    [32, 63] are inside [16, 63]: that side's end test reads [64, 127] alone (empty) and holds,
+    so where the whole-range test passes the bounds are [16, 63], not the reading's [0, 127] on
+    one side: an end test that also read [32, 63]'s 80 rows (≈ 3σ_e) would keep 127."""
+    counts = {16.0: 900, 17.0: 900, 18.0: 900, **dict.fromkeys((40.0, 41.0, 42.0, 43.0), 20)}
+    table = _table(counts)
+    job, plan, stage = _job(tmp_path, table)
+    fired = 0
+    for seed in range(20):
+        resolved, kept = _resolve(job, plan, stage, table, seed)
+        assert set(kept) == {16.0, 17.0, 18.0}
+        found = stage.heap_ranges["x"]
+        if found.codes and found.outer[1] >= 127.0:
+            fired += 1
+            assert _bounds(resolved) == (16.0, 63.0), (_bounds(resolved), found)
+    assert fired >= 5, fired
