@@ -58,6 +58,7 @@ import numpy as np
 from synthpriv.counting import CachedCounts
 from synthpriv.domain import CountSource, Domain, clique_counts
 from synthpriv.marginals.measurement import Measurement
+from synthpriv.privacy.bounds import off_heaps
 from synthpriv.rounds import most_round
 from synthpriv.schema import FINE_CELLS, CategoricalColumn, HeapCount, NumericColumn, Schema
 
@@ -1389,18 +1390,6 @@ def _bound_heaps(column: NumericColumn, to_grid: np.ndarray,
             variance += spread
         out.append((int(to_grid[cell]), heap.count + count, heap.sigma ** 2 + variance))
     return out
-
-
-def off_heaps(buckets: Sequence[tuple[float, float]],
-              heaps: Sequence[tuple[float, float]]) -> tuple[float, float]:
-    """The rows of some buckets that sit on none of the kept heaps in them, and its variance:
-    Σ bucket counts − Σ heap counts, σ_R² = Σσ_b² + Σσ_h² (``(count, σ)`` pairs; each row is
-    in one bucket and on at most one value, the noises independent). Unbiased but for the
-    heaps' selection (a kept count is ≥ its threshold). The residual ``_bound_heaps`` tests for
-    one bucket and ``privacy.bounds.heap_range`` for the buckets read (the same arithmetic,
-    written there too: bounds.py is not this module's to import from). Post-processing."""
-    residual = sum(c for c, _ in buckets) - sum(c for c, _ in heaps)
-    return float(residual), float(sum(s ** 2 for _, s in buckets) + sum(s ** 2 for _, s in heaps))
 
 
 def _own_cell(column: NumericColumn, edges: np.ndarray, value: float) -> int | None:

@@ -101,6 +101,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -654,8 +655,9 @@ def heap_range(noisy: np.ndarray, sigma: float, buckets: Buckets | YearBuckets,
     noisy = np.asarray(noisy, dtype=float)
     width = reading.last - reading.first + 1
     total = float(np.sum(noisy[reading.first:reading.last + 1]))
-    residual = total - float(sum(heaps[v] for v in inside))
-    spread = math.sqrt(width * sigma**2 + inside.size * heap_sigma**2)
+    residual, variance = off_heaps([(total, math.sqrt(width) * sigma)],
+                                   [(heaps[v], heap_sigma) for v in inside])
+    spread = math.sqrt(variance)
     shown = support(noisy, sigma, buckets, columns, present)
     lower, upper = _shown_beyond(shown, buckets, reading, inside)
     held = buckets.index(inside)
@@ -685,9 +687,22 @@ def _end_test(noisy: np.ndarray, sigma: float, heaps: dict[float, int], held: np
     counts = [float(heaps[v]) for v in held]
     lift = 0.0 if threshold is None else sum(
         count - selected_count(count, threshold, heap_sigma) for count in counts)
-    residual = float(np.sum(noisy[first:last + 1])) - sum(counts) + lift
-    return EndTest(residual, math.sqrt((last - first + 1) * sigma**2 + held.size * heap_sigma**2),
-                   lift)
+    residual, variance = off_heaps([(float(np.sum(noisy[first:last + 1])),
+                                     math.sqrt(last - first + 1) * sigma)],
+                                   [(count, heap_sigma) for count in counts])
+    return EndTest(residual + lift, math.sqrt(variance), lift)
+
+
+def off_heaps(buckets: Sequence[tuple[float, float]],
+              heaps: Sequence[tuple[float, float]]) -> tuple[float, float]:
+    """The rows of some buckets that sit on none of the kept heaps in them, and its variance:
+    Σ bucket counts − Σ heap counts, σ_R² = Σσ_b² + Σσ_h² (``(count, σ)`` pairs; each row is
+    in one bucket and on at most one value, the noises independent). Unbiased but for the
+    heaps' selection (a kept count is ≥ its threshold). The one arithmetic of ``heap_range``'s
+    whole-range test, its end tests (``_end_test``) and the marginals' bound heaps
+    (``compress._bound_heaps``). Post-processing of DP outputs."""
+    residual = sum(c for c, _ in buckets) - sum(c for c, _ in heaps)
+    return float(residual), float(sum(s ** 2 for _, s in buckets) + sum(s ** 2 for _, s in heaps))
 
 
 @functools.lru_cache(maxsize=4096)  # a pure function of a DP output and public figures
