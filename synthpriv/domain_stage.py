@@ -505,7 +505,7 @@ def bucket_entries(column: NumericColumn, domain: dict, noisy: np.ndarray, sigma
 def kept_share(kept: dict[str, int], present: float) -> float:
     """The share of a column's non-empty cells its kept values hold, from DP outputs only: their
     noisy counts (``noisy_selection``) over the noisy non-empty total ``present`` (the column's
-    kind histogram), clipped to [0, 1]. Noise: σ·√k above, kind σ·√3 below."""
+    kind histogram), clipped to [0, 1]. Noise: σ·√k above, kind σ·√len(CLASSES) below."""
     if present <= 0:
         return 0.0
     return float(min(1.0, max(0.0, sum(kept.values()) / present)))

@@ -16,6 +16,8 @@ from scipy.stats import binom, norm
 from synthpriv.cli import main
 from synthpriv.config import load_job
 from synthpriv.decimals import cell_decimals, decimals
+from synthpriv.domain_stage import precision_within
+from synthpriv.errors import SchemaError
 from synthpriv.kinds import (
     CLASSES,
     DECIMAL_CAP,
@@ -30,6 +32,7 @@ from synthpriv.kinds import (
 from synthpriv.pipeline import plan_job
 from synthpriv.privacy.mechanisms import discrete_gaussian_histogram
 from synthpriv.privacy.randomness import RandomSource
+from synthpriv.schema import parse_schema
 from tests.test_kinds import _job, assert_class_sensitivity_one
 
 CELLS = ["1.5", "1.50", "2e-3", "3.200000047683716", "0.1234567", "12.345678", "7", "-0.25",
@@ -161,3 +164,19 @@ def test_a_released_column_keeps_its_decimals_and_integers_their_blanks(tmp_path
     cells = released["count"]
     assert (cells == "").sum() > 20  # blanks released (20 % of the real cells are)
     assert cells[cells != ""].str.fullmatch(r"-?\d+").all()  # '12', never '12.0'
+
+
+def test_a_decided_precision_is_raised_until_a_value_fits_its_bounds() -> None:
+    """The schema refuses a precision no value within the bounds has (a refusal that would turn
+    on the data): the decided one is raised until the schema accepts it (post-processing), and
+    never raised when it fits already."""
+    assert precision_within(1, 2.5, 39.8) == 1
+    assert precision_within(1, 0.01, 0.05) == 2
+    for decided, lower, upper in ((1, 0.01, 0.05), (2, 0.011, 0.0111), (1, 0.123, 0.1234)):
+        places = precision_within(decided, lower, upper)
+        assert places > decided
+        entries = [{"columns": [{"name": "x", "kind": "continuous", "lower": lower,
+                                 "upper": upper, "precision": p}]} for p in (places, places - 1)]
+        assert parse_schema(entries[0], "test").column("x").precision == places
+        with pytest.raises(SchemaError, match="no value with"):
+            parse_schema(entries[1], "test")
