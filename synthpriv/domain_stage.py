@@ -56,6 +56,7 @@ from synthpriv.kinds import (
     decide,
     decide_precision,
     decided_column,
+    fraction_noise,
     number_cells,
     singletons,
 )
@@ -168,6 +169,9 @@ class DomainStage(Stage):
         if noise.kind_sigma is not None:
             figures["kind_sigma"] = noise.kind_sigma
             figures["singleton_sigma"] = noise.singleton_sigma
+            # the noisy cells a decimals class needs to make a column continuous and set its
+            # precision (kinds.fraction_noise: public, the number of auto columns only)
+            figures["decimals_bar"] = fraction_noise(len(self.kinds)) * noise.kind_sigma
         if noise.heap_sigma is not None:
             figures["heap_sigma"] = noise.heap_sigma
             figures["heap_threshold"] = float(noise.heap_threshold)

@@ -123,6 +123,7 @@ def test_the_precision_reads_the_noisy_decimals_classes_of_the_domain_step(tmp_p
     plan, _ = plan_job(probe)
     sigma = plan.stages[0].noise["kind_sigma"]
     bar = fraction_noise(len(probe.schema.auto)) * sigma
+    assert plan.stages[0].noise["decimals_bar"] == pytest.approx(bar)  # the plan states it
     job = load_job(_job(tmp_path / "real", _boundary_table(3000, round(bar)), epsilon=4.0))
     plan, stages = plan_job(job)
     stage, stage_plan = stages[0][0], plan.stages[0]
