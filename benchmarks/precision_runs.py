@@ -9,6 +9,9 @@ table: a measurement, not a release.
     PYTHONPATH=/work/main python benchmarks/precision_runs.py college,wage --label before
     PYTHONPATH=. python benchmarks/precision_runs.py college,wage --label after
     python benchmarks/precision_runs.py --summary   # the markdown tables from runs.jsonl
+
+``--no-precision`` runs the code with the decided precision switched off (``decide_precision``
+returns None: same kinds, same domain draws), for paired on/off runs of the same seeds.
 """
 
 from __future__ import annotations
@@ -119,6 +122,22 @@ def summary(records: list[dict]) -> None:
                      f"{statistics.mean(r['mean_ks'] for r in runs):.3f}" if runs else "-",
                      ",".join(str(r["seed"]) for r in runs)]
         print("| " + " | ".join(line) + " |")
+    if len(labels) == 2:  # paired: the same seeds under both labels
+        print()
+        print("| table | recipe | paired seeds | 2-way TVD: " + " − ".join(labels)
+              + " (± se) | mean KS: " + " − ".join(labels) + " (± se) |")
+        print("|---|---|---|---|---|")
+        for table, recipe in pairs:
+            runs = [{r["seed"]: r for r in cells.get((table, recipe, lab), [])} for lab in labels]
+            seeds = sorted(set(runs[0]) & set(runs[1]))
+            if len(seeds) < 2:
+                continue
+            line = [table, recipe, str(len(seeds))]
+            for figure in ("tvd_2", "mean_ks"):
+                diffs = [runs[0][s][figure] - runs[1][s][figure] for s in seeds]
+                line.append(f"{statistics.mean(diffs):+.4f} ± "
+                            f"{statistics.stdev(diffs) / len(diffs) ** 0.5:.4f}")
+            print("| " + " | ".join(line) + " |")
     print()
     print("| table | recipe | column | real decimals | " + " | ".join(
         f"{lab}: kinds (precision) | {lab}: released decimals (most) | {lab}: extra-decimal "
@@ -149,9 +168,16 @@ def main() -> None:
     parser.add_argument("--rows", type=int, help="subsample train and test to this many rows")
     parser.add_argument("--label", default="after")
     parser.add_argument("--summary", action="store_true")
+    parser.add_argument("--no-precision", action="store_true",
+                        help="switch the decided precision off (paired on/off runs)")
+    parser.add_argument("--records", type=Path, default=OUT / "runs.jsonl")
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
-    records_path = OUT / "runs.jsonl"
+    records_path = args.records
+    if args.no_precision:
+        from synthpriv import domain_stage
+
+        domain_stage.decide_precision = lambda *_args, **_kwargs: None
     if args.summary:
         summary([json.loads(line) for line in records_path.read_text().splitlines()])
         return
