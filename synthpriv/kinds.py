@@ -52,7 +52,7 @@ date format on its own:
 Why one class at z·σ with z from the number of auto columns (``fraction_noise``): a column with
 no fraction at all holds pure noise in each of its len(FRACTION_CLASSES) decimals classes, and a
 run tests every auto column, so a fixed 3σ (the former rule: Φ(−3) ≈ 0.13 % per column) made a
-run of College's 16 integer columns release one of them with decimals in ~2 % of runs (measured:
+run of College's 16 integer columns release one of them with decimals in ~3 % of runs (measured:
 6 of 200 draws of its kind step; benchmarks/README.md, "precision"). z = Φ⁻¹(1 − ``KIND_ERROR``
 / (columns · classes)) bounds the chance that any noise-only decimals class of any auto column
 clears it by ``KIND_ERROR`` per run (union bound), whatever the number of columns (public).
@@ -63,7 +63,7 @@ of the classes would need z·σ·√(DECIMAL_CAP + 1).
 Precision (``decide_precision``): the largest d whose decimals class clears the same z·σ;
 ``None`` (full float precision, as before) when the class of more than DECIMAL_CAP decimals
 clears it. Costs: too few decimals merges distinct values (the released grid loses resolution),
-too many releases decimals no cell has (the lead's 14.556 for one-decimal ratios). A class above
+too many releases decimals no cell has (College's one-decimal ratios released as 14.556). A class above
 the column's true precision holds pure noise, so the second error is bounded by the same
 KIND_ERROR per run; the first needs the true top class below z·σ plus its noise, i.e. a column
 whose most precise cells are few (within ~(z + 2)·σ rows): their values are then rounded to the
