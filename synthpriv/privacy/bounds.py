@@ -556,13 +556,11 @@ class EndTest:
     sigma: float
     lift: float = 0.0  # the heaps' selection lift, Σ (noisy count − ``selected_count``), in it
 
-    def holds(self, threshold: float, lifted: bool = True) -> bool:
-        """Whether the side may take the heaps' bound: its residual is below ``threshold`` times
-        its σ (END_TEST; the rule ``HeapRange.codes`` applies to the whole range, here on the
-        buckets whose rows are clipped onto the bound). No bucket beyond: nothing to clip.
-        ``lifted`` False: the residual of the heaps' plain noisy counts (benchmarks only)."""
-        residual = self.residual if lifted else self.residual - self.lift
-        return self.sigma == 0.0 or residual < threshold * self.sigma
+    def holds(self) -> bool:
+        """Whether the side may take the heaps' bound: its residual is below END_TEST times its
+        σ (the rule ``HeapRange.codes`` applies to the whole range, here on the buckets whose
+        rows are clipped onto the bound). No bucket beyond: nothing to clip."""
+        return self.sigma == 0.0 or self.residual < END_TEST * self.sigma
 
 
 @dataclass(frozen=True)
@@ -611,13 +609,8 @@ class HeapRange:
         (but for the selection lift of a heap near its threshold: Wage's `year` kept [2003,
         2009] in 189 of 200 draws, against 193 on main). Post-processing of the same two DP
         outputs."""
-        return self.bounds_at(END_TEST)
-
-    def bounds_at(self, threshold: float, lifted: bool = True) -> tuple[float, float]:
-        """``bounds`` with the end tests at ``threshold`` σ, ``lifted`` or not (``EndTest``;
-        benchmarks compare them on the same draws)."""
-        return (self.lower if self.ends[0].holds(threshold, lifted) else self.outer[0],
-                self.upper if self.ends[1].holds(threshold, lifted) else self.outer[1])
+        return (self.lower if self.ends[0].holds() else self.outer[0],
+                self.upper if self.ends[1].holds() else self.outer[1])
 
 
 def heap_range(noisy: np.ndarray, sigma: float, buckets: Buckets | YearBuckets,
