@@ -104,6 +104,7 @@ def main() -> None:
     parser.add_argument("--trees", required=True, help="comma-separated code trees")
     for flag, default in (("--table", "college"), ("--recipes", "mst,aim"), ("--seeds", "0,1,2")):
         parser.add_argument(flag, default=default)
+    parser.add_argument("--epsilon", type=float, default=1.0)
     parser.add_argument("--cache", type=Path, default=ROOT / "benchmarks/.cache")
     parser.add_argument("--keep", type=Path, help="folder for the releases (default: a temp dir)")
     parser.add_argument("--output", type=Path)
@@ -125,7 +126,7 @@ def main() -> None:
     scoring = load_schema(draft.schema_path)
     real = read_scored(draft.train, scoring)
     numeric = [n for n in scoring.numeric_names if n != table.target]
-    job = job_config(safe, "mst", 1.0, len(real))
+    job = job_config(safe, "mst", args.epsilon, len(real))
     job["data"].pop("holdout")
     records = []
     for recipe in args.recipes.split(","):
