@@ -87,11 +87,12 @@ def _stage_run(source, seed: int, public: int | None = None):
 
 
 def test_a_small_tables_one_way_round_meets_the_grid_rule_from_the_noisy_count() -> None:
-    """300 rows, AIM planned at σ ≈ 33 for every round: n̂/(2σ) ≈ 4.5 < GRID_CELLS_MIN, so the
-    1-way round is measured at about n̂/16 ≈ 19 (at most 1/3 of AIM's ρ: z ≥ 17.3 here), the
-    ledger says so, the filter is spent to its reserve and no further, and a source reporting
-    40× the rows (the counts unchanged) gives the same events: n reaches the rule only through
-    the noisy count. Without the rule every 1-way event is at the plan's σ."""
+    """300 rows, AIM planned at σ ≈ 34 for every round: n̂/(2σ) ≈ 4.4 < GRID_CELLS_MIN, so the
+    1-way round is measured at about n̂/16 (≈ 19 at n = 300; 24 in this seed, whose noisy count
+    reads 381; at most 1/3 of AIM's ρ: z ≥ 17.9 here), the ledger says so, the filter is spent
+    to its reserve and no further, and a source reporting 40× the rows (the counts unchanged)
+    gives the same events: n reaches the rule only through the noisy count. Without the rule
+    every 1-way event is at the plan's σ (65a57fb: 34.4)."""
     table = Dataset(codes_of(ROWS, seed=1), ENCODER.domain)
     d = len(ENCODER.domain)
     filter_, plan = _stage_run(table, seed=3)
