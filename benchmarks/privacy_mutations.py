@@ -72,6 +72,12 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("tests/marginals/test_adaptive_privacy.py",),
         "(a) the number of adaptive bins, round(sqrt(n̂/(c·σ))), from the true n"),
     Mutation(
+        "aim-one-way-true-n", "synthpriv/marginals/stage.py",
+        'settings = self._aim_settings(records, plan.noise["aim_rho"])',
+        'settings = self._aim_settings(float(fine.records), plan.noise["aim_rho"])',
+        ("tests/marginals/test_aim_one_way.py",),
+        "AIM's 1-way noise on a small table (settings.one_way_sigma) from the true n"),
+    Mutation(
         "bins-from-exact-counts", "synthpriv/marginals/stage.py",
         "schema, data.domain, one_way, records, max_bins=self.options.max_bins,",
         "schema, data.domain, [Measurement(m.clique, data.marginal(m.clique), "
