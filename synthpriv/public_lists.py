@@ -110,7 +110,7 @@ _SUGGESTED = (
      ("iso_country_alpha2", "iso_country_alpha3", "iso_country_name")),
     (r"(currency|ccy|curr)(code|iso)?", ("iso_currency_code", "iso_currency_name")),
     (r"(language|lang)(code|iso|name)?", ("iso_language_alpha2", "iso_language_name")),
-    (r"weekday(name)?|dayofweek(name)?|dayname|dow", ("weekday_name", "weekday_abbrev")),
+    (r"weekdayname|dayofweekname|dayname", ("weekday_name", "weekday_abbrev")),  # weekday: often 0-6
     (r"monthname|monthofyear(name)?", ("month_name", "month_abbrev")),
 )
 
