@@ -101,6 +101,16 @@ def list_values(name: str) -> list[str]:
     return list(_values(name))
 
 
+@cache
+def value_set(name: str) -> frozenset[str]:
+    """The values of list ``name`` as a set (membership tests); empty when its package is not
+    installed (the drafts' suggestions skip such a list; a schema naming it gets the ImportError)."""
+    try:
+        return frozenset(list_values(name))
+    except ImportError:
+        return frozenset()
+
+
 # Header names (lower case, letters and digits only) that suggest a list: public, since the
 # schema names the columns. A suggestion, never a decision: the cells may be written otherwise.
 _SUGGESTED = (

@@ -17,7 +17,7 @@ import yaml
 from synthpriv.chunks import table_header
 from synthpriv.draft_columns import decimals, draft_column, plain
 from synthpriv.errors import DataError
-from synthpriv.public_lists import LISTS, list_values, suggested_lists
+from synthpriv.public_lists import LISTS, suggested_lists, value_set
 from synthpriv.schema import repeated
 from synthpriv.table import duplicate_header_message, frame_cells, header_names, written_and_resolved
 
@@ -165,13 +165,13 @@ def _seen_list_note(entry: dict) -> str | None:
     seen, named = set(entry["categories"]), suggested_lists(entry["name"])
     if not named and len(seen) < MIN_LIST_VALUES:
         return None
-    holding = [listed for listed in (*named, *sorted(LISTS, key=lambda n: len(list_values(n))))
-               if seen <= set(list_values(listed))]
+    holding = [listed for listed in (*named, *sorted(LISTS, key=lambda n: len(value_set(n))))
+               if value_set(listed) and seen <= value_set(listed)]
     if not holding:
         return None
     listed = holding[0]
     return (f"column '{entry['name']}': every category seen ({len(seen)}) is in the public list "
-            f"{listed} ({LISTS[listed].description}, {len(list_values(listed))} values). Its "
+            f"{listed} ({LISTS[listed].description}, {len(value_set(listed))} values). Its "
             f"categories read from the data are not private; the list is public: declare it as "
             f"{_list_entry(entry['name'], listed)}.")
 
