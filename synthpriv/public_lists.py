@@ -113,15 +113,19 @@ def value_set(name: str) -> frozenset[str]:
 
 # Header names (lower case, letters and digits only) that suggest a list: public, since the
 # schema names the columns. A suggestion, never a decision: the cells may be written otherwise.
-_SUGGESTED = (
-    (r"(us)?states?(code|abbr|abbreviation|postal|postalcode)?|st|stateprovince",
+_PLACE = r"(country|nation|countryofbirth|birthcountry|nativecountry|countryofresidence)"
+_SUGGESTED = (  # the first pattern the whole name matches wins
+    (r"(us)?statename", ("us_state_name", "us_state_code")),
+    (r"(us)?states?(code|abbr|abbreviation|postalcode)?|stateprovince",
      ("us_state_code", "us_state_name")),
-    (r"(country|nation|nationality|countryofbirth|birthcountry|nativecountry)(code|name|iso)?",
-     ("iso_country_alpha2", "iso_country_alpha3", "iso_country_name")),
+    (_PLACE + "name", ("iso_country_name", "iso_country_common_name")),
+    (_PLACE + "(code|iso)?", ("iso_country_alpha2", "iso_country_alpha3", "iso_country_name")),
+    (r"(currency|ccy)name", ("iso_currency_name", "iso_currency_code")),
     (r"(currency|ccy|curr)(code|iso)?", ("iso_currency_code", "iso_currency_name")),
-    (r"(language|lang)(code|iso|name)?", ("iso_language_alpha2", "iso_language_name")),
+    (r"(language|lang)name", ("iso_language_name", "iso_language_alpha2")),
+    (r"(language|lang)(code|iso)?", ("iso_language_alpha2", "iso_language_name")),
     (r"weekdayname|dayofweekname|dayname", ("weekday_name", "weekday_abbrev")),  # weekday: often 0-6
-    (r"monthname|monthofyear(name)?", ("month_name", "month_abbrev")),
+    (r"monthname|monthofyearname", ("month_name", "month_abbrev")),  # month: often 1-12
 )
 
 

@@ -159,3 +159,16 @@ def test_the_data_read_draft_suggests_the_list_holding_every_value_seen() -> Non
     assert "code" not in listed  # ZZ is no ISO code
     assert "{list: iso_country_alpha3}" in listed["where"]  # the name suggests none: by values
     assert schema["columns"][0]["categories"] == ["CA", "NY", "TX", "WA"]  # the draft unchanged
+
+
+@pytest.mark.parametrize(("header", "first"), [
+    ("State", "us_state_code"), ("state_name", "us_state_name"), ("Country Code", "iso_country_alpha2"),
+    ("country_name", "iso_country_name"), ("CURRENCY", "iso_currency_code"), ("lang", "iso_language_alpha2"),
+    ("day_name", "weekday_name"), ("weekday", None), ("month", None), ("Statement", None), ("st", None),
+])
+def test_header_names_suggest_the_list_they_name_and_bare_numbers_names_none(header: str,
+                                                                            first: str | None) -> None:
+    """``weekday``/``month`` are most often numbers (bikeshare's weekday is 0-6): no suggestion."""
+    suggested = suggested_lists(header)
+    assert (suggested[0] if suggested else None) == first
+    assert all(name in LISTS for name in suggested)
