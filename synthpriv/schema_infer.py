@@ -8,6 +8,8 @@ the same header and can be kept as it is."""
 
 from __future__ import annotations
 
+import json
+import re
 import textwrap
 from pathlib import Path
 
@@ -134,9 +136,11 @@ def _safe_columns(names: list[str], path: Path) -> tuple[dict, list[str]]:
 
 
 def _list_entry(name: str, listed: str) -> str:
-    """The one-line schema entry of column ``name`` over public list ``listed``."""
-    return (f"{{name: {name}, kind: categorical, categories: {{list: {listed}}}, missing: true, "
-            "unknown_categories: missing}")
+    """The one-line schema entry of column ``name`` (quoted unless plain) over public list
+    ``listed``."""
+    written = name if re.fullmatch(r"[A-Za-z][A-Za-z0-9_.\- ]*", name) else json.dumps(name)
+    return (f"{{name: {written}, kind: categorical, categories: {{list: {listed}}}, missing: "
+            "true, unknown_categories: missing}")
 
 
 def _named_list_note(name: str) -> str | None:

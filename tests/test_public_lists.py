@@ -172,3 +172,12 @@ def test_header_names_suggest_the_list_they_name_and_bare_numbers_names_none(hea
     suggested = suggested_lists(header)
     assert (suggested[0] if suggested else None) == first
     assert all(name in LISTS for name in suggested)
+
+
+@pytest.mark.parametrize("header", ["Country Name", "country: code", "US, state"])
+def test_the_suggested_line_parses_whatever_the_header_holds(header: str) -> None:
+    """The note's one-line entry is valid YAML naming the column as the header writes it."""
+    _, notes = infer_schema(pd.DataFrame({header: ["x"]}), safe=True)
+    [note] = [n for n in notes if "public code list" in n]
+    line = note[note.index("{name:"):note.index("unknown_categories: missing}") + 29]
+    assert parse_schema({"columns": [yaml.safe_load(line)]}, "note").names == [header]
