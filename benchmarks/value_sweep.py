@@ -267,17 +267,24 @@ def sweep_table(name: str, text: str, max_rows: int, timeout: int, epsilon: floa
             "problems": [asdict(p) for p in problems]}
 
 
+def _per_class(problems: list[dict]) -> Counter:
+    """Columns with each class of problem (a column with 3 lost spikes counts once; a refusal
+    counts once per table)."""
+    return Counter(check for check, _ in {(p["check"], p["column"]) for p in problems})
+
+
 def summary_table(results: list[dict]) -> str:
-    """The results as a Markdown table: per table, rows, columns, seconds, problems per class."""
+    """The results as a Markdown table: per table, rows, columns, seconds, and per class of
+    problem the number of columns that have it."""
     head = ["table", "rows", "cols", "s", *CHECKS]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for result in results:
-        counts = Counter(p["check"] for p in result["problems"])
+        counts = _per_class(result["problems"])
         rows = f"{result['rows']}" + (" (sub)" if result["note"] else "")
         lines.append("| " + " | ".join([result["table"], rows, str(result["columns"]),
                                         f"{result['seconds']:.0f}",
                                         *[str(counts.get(c, "")) for c in CHECKS]]) + " |")
-    totals = Counter(p["check"] for r in results for p in r["problems"])
+    totals = sum((_per_class(r["problems"]) for r in results), Counter())
     lines.append("| **total** | | | " + f"{sum(r['seconds'] for r in results):.0f} | "
                  + " | ".join(str(totals.get(c, 0)) for c in CHECKS) + " |")
     return "\n".join(lines)
