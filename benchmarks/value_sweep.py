@@ -23,10 +23,11 @@ not run (said too). The checks, in ``CHECKS`` order (most noticeable first):
 - ``date_format``: a date/time column's released cells in a shape no real cell has (digits
   read as 9: ``2021-03-04`` is ``9999-99-99``);
 - ``fake_spike``: a released value holding ≥ ``SPIKE`` of the rows that holds < ``SPIKE_REAL``
-  of the real ones;
+  of the real ones (``values``' fake spikes at these thresholds);
 - ``lost_spike``: a real value holding ≥ ``SPIKE`` of the rows released at less than half its
-  share, or at more than twice it;
-- ``outside``: ≥ ``OUTSIDE`` of the released values outside [real min, real max] (a fake tail);
+  share, or at more than twice it (``values``' point masses);
+- ``outside``: ≥ ``OUTSIDE`` of the released values outside [real min, real max] (a fake tail;
+  ``values.format_checks``);
 - ``integer_float``: a column of integer cells released with ``30.0`` cells
   (``values.format_checks``);
 - ``decimals``: released cells with more decimals than any real cell (reported only: branch
@@ -160,7 +161,8 @@ def check_table(table: str, real: pd.DataFrame, release: pd.DataFrame,
     figures = value_fidelity(
         pd.DataFrame({n: _as_values(real[n], n in numeric) for n in scored}),
         pd.DataFrame({n: _as_values(release[n], n in numeric) for n in scored}),
-        numeric, real_cells=real[numeric], synthetic_cells=release[numeric])
+        numeric, real_cells=real[numeric], synthetic_cells=release[numeric],
+        spike=(SPIKE, SPIKE_REAL))
     for name in scored:
         problems += _column_problems(table, name, types[name], real[name], release[name],
                                      figures["columns"][name], kinds.get(name))
@@ -200,33 +202,19 @@ def _column_problems(table: str, name: str, kind: str, real: pd.Series, release:
             add("date_format", f"{len(wrong) / max(len(present), 1):.3f} of released cells in "
                 f"a shape no real cell has, e.g. {wrong.iloc[0]!r} (real e.g. "
                 f"{_present(real).iloc[0]!r})")
-    ecdf = figures.get("ecdf")
-    if ecdf:
-        low, high = ecdf["real_range"]
-        values = pd.to_numeric(_present(release), errors="coerce").dropna().to_numpy()
-        outside = float(((values < low) | (values > high)).mean()) if values.size else 0.0
-        if outside >= OUTSIDE:
-            add("outside", f"{outside:.3f} of released values outside the real range "
-                f"[{low:g}, {high:g}] (released [{values.min():g}, {values.max():g}])")
-    real_shares = _shares(real, kind)
-    release_shares = _shares(release, kind)
-    for value, share in real_shares[real_shares >= SPIKE].items():
-        got = float(release_shares.get(value, 0.0))
-        if got < share / 2 or got > 2 * share:
-            add("lost_spike", f"value {value!r} holds {share:.3f} of real rows, {got:.3f} released")
-    for value, share in release_shares[release_shares >= SPIKE].items():
-        if float(real_shares.get(value, 0.0)) < SPIKE_REAL:
-            add("fake_spike", f"value {value!r} holds {share:.3f} of released rows, "
-                f"{float(real_shares.get(value, 0.0)):.3f} real")
+    if fmt and fmt["outside"] >= OUTSIDE:
+        low, high = figures["ecdf"]["real_range"]
+        shown_low, shown_high = figures["ecdf"]["synthetic_range"]
+        add("outside", f"{fmt['outside']:.3f} of released values outside the real range "
+            f"[{low:g}, {high:g}] (released [{shown_low:g}, {shown_high:g}])")
+    for mass in figures["point_masses"]:  # real values holding ≥ POINT_MASS, by share
+        if mass["real"] >= SPIKE and not mass["real"] / 2 <= mass["synthetic"] <= 2 * mass["real"]:
+            add("lost_spike", f"value {mass['value']!r} holds {mass['real']:.3f} of real rows, "
+                f"{mass['synthetic']:.3f} released")
+    for spike in figures["fake_spikes"]:  # thresholds SPIKE, SPIKE_REAL (value_fidelity)
+        add("fake_spike", f"value {spike['value']!r} holds {spike['synthetic']:.3f} of released "
+            f"rows, {spike['real']:.3f} real")
     return out
-
-
-def _shares(cells: pd.Series, kind: str) -> pd.Series:
-    """Each non-missing value's share of all rows (numbers compared as numbers)."""
-    values = _as_values(cells, kind in ("integer", "number")).dropna()
-    if kind not in ("integer", "number"):
-        values = values.str.strip()
-    return values.value_counts() / max(len(cells), 1)
 
 
 class _Timeout(Exception):
