@@ -422,6 +422,13 @@ MUTATIONS: tuple[Mutation, ...] = (
         "step 1c's windows may hold the zero bucket: the pile of zeros scores them, so a column "
         "of zeros seeds the noise next to zero and gets fake values"),
     Mutation(
+        "bounds-mirror-tail-threshold", "synthpriv/privacy/bounds.py",
+        "if chosen is None or best < mirror_threshold(columns, MIRROR_WIDENINGS):",
+        "if chosen is None or best < EXTEND_NOISE:",
+        ("tests/privacy/test_bounds_mirror.py",),
+        "step 1d's mirror test at the tail rule's 2.5σ√w: pure noise on the other sign passes "
+        "at ≈ 4·Φ(−2.5) ≈ 2 %, so counts and amounts get negative bounds and values"),
+    Mutation(
         "heap-counts-exact", "synthpriv/domain_stage.py",
         "found[name][\"heap_counts\"] = heap_entries(heaps, masses,",
         "found[name][\"heap_counts\"] = heap_entries({v: counter[v] for v in heaps}, masses,",

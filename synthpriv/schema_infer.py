@@ -21,7 +21,13 @@ from synthpriv.draft_columns import decimals, draft_column, plain
 from synthpriv.errors import DataError
 from synthpriv.public_lists import LISTS, suggested_lists, value_set
 from synthpriv.schema import repeated
-from synthpriv.table import duplicate_header_message, frame_cells, header_names, written_and_resolved
+from synthpriv.table import (
+    duplicate_header_message,
+    frame_cells,
+    header_names,
+    refuse_other_delimiter,
+    written_and_resolved,
+)
 
 WARNING = (
     "WARNING: this schema was drafted FROM THE DATA. Its bounds, category lists, point masses "
@@ -86,7 +92,7 @@ def infer_schema(source: str | Path | pd.DataFrame, safe: bool = False) -> tuple
         columns.append(entry)
         if note is not None:
             notes.append(note)
-    _refuse_unmodelled(path, columns)
+    refuse_unmodelled(path, columns)
     _draft_derived(table.where(stripped != "", ""), columns, notes)
     notes.extend(note for entry in columns if (note := _seen_list_note(entry)) is not None)
     if any("precision" in entry for entry in columns):
@@ -99,10 +105,13 @@ def infer_schema(source: str | Path | pd.DataFrame, safe: bool = False) -> tuple
     return schema, notes
 
 
-def _refuse_unmodelled(path: Path, columns: list[dict]) -> None:
+def refuse_unmodelled(path: Path, columns: list[dict]) -> None:
     """A table none of whose columns can be modelled (all ids or text) has no draft a run could
-    synthesise: refuse it here, with the likely cause (a file that is not comma-separated)."""
-    if any(entry["kind"] not in ("id", "text") for entry in columns):
+    synthesise: refuse it here, with the likely cause (a file that is not comma-separated).
+    Also the run's refusal when its DP kind decision leaves nothing to model (domain_stage):
+    ``columns`` are schema entries; ignored and derived ones are not modelled."""
+    if any(entry.get("kind") not in ("id", "text") and not entry.get("ignore")
+           and entry.get("derived_from") is None for entry in columns):
         return
     one = columns[0]["name"] if len(columns) == 1 else ""
     hint = (f" Its header is the one column '{one[:60]}': the file seems to separate fields with "
@@ -130,8 +139,13 @@ def _safe_columns(names: list[str], path: Path) -> tuple[dict, list[str]]:
     duplicated = repeated(names)
     if duplicated:
         raise DataError(duplicate_header_message(path, duplicated))
+    refuse_other_delimiter(names, path)
     notes = _header_notes(names) + [
         note for name in names if (note := _named_list_note(name)) is not None]
+    if len(names) == 1 and len(names[0].split()) > 1:
+        notes.append(f"the header is the one column '{names[0][:60]}': if the file separates "
+                     "fields with spaces, convert it to comma-separated first (a run reads it "
+                     "as one column).")
     return {"columns": [{"name": name, "kind": "auto"} for name in names]}, notes
 
 

@@ -52,17 +52,32 @@ MODEL_CELLS_LIMIT = 2_000_000  # memory/time bound, whatever the table: 16 MB a 
 def largest_pair(domain: Domain, coarse: dict[str, int] | None = None) -> int:
     """Cells of the largest 2-way marginal of ``domain``, a column's size replaced by ``coarse``
     where given (an adaptive column counted at its most bins). A function of the public domain."""
-    sizes = [min(domain[a], (coarse or {}).get(a, domain[a])) for a in domain.attributes]
+    sizes = _sizes(domain, coarse)
     if len(sizes) < 2:
         return max(sizes, default=1)
     return max(a * b for a, b in combinations(sizes, 2))
 
 
+def smallest_cap(domain: Domain, coarse: dict[str, int] | None = None) -> int:
+    """The least model-size cap AIM can run under: its first model holds every 1-way marginal
+    (AIM measures each column alone first: the sum of the column sizes, a junction tree of
+    singletons), and every pair stays selectable (``largest_pair``). Without this floor a tiny
+    noisy n̂ gave a cap below the 1-way model and AIM refused its own first step (statsmodels
+    strikes, n̂ = 1, sizes 1 and 2: 3 cells over a cap of 2). Sizes as ``largest_pair``'s;
+    a function of the public domain."""
+    return max(largest_pair(domain, coarse), sum(_sizes(domain, coarse)))
+
+
+def _sizes(domain: Domain, coarse: dict[str, int] | None) -> list[int]:
+    return [min(domain[a], (coarse or {}).get(a, domain[a])) for a in domain.attributes]
+
+
 def model_cells(
     records: float, columns: int, smallest: int = 1, limit: int = MODEL_CELLS_LIMIT
 ) -> int:
-    """AIM's model-size cap: d · n̂ cells, at least ``smallest`` (the largest 2-way marginal, so
-    every pair stays selectable) and at most ``limit`` (a memory and time bound).
+    """AIM's model-size cap: d · n̂ cells, at least ``smallest`` (``smallest_cap``: the 1-way
+    model and the largest 2-way marginal, so every pair stays selectable) and at most ``limit``
+    (a memory and time bound).
 
     Why d · n̂: a junction tree over d columns has at most d cliques, and a clique with more cells
     than the release has rows (n̂) holds cells that no sample can show and that the estimator

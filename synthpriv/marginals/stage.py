@@ -59,9 +59,9 @@ from synthpriv.marginals.selection import mst_select
 from synthpriv.marginals.settings import (
     MODEL_CELLS_LIMIT,
     ONE_WAY_MOST,
-    largest_pair,
     model_cells,
     one_way_sigma,
+    smallest_cap,
 )
 from synthpriv.privacy.accountant import (
     DiscreteGaussianEvent,
@@ -491,7 +491,7 @@ class AimStage(MarginalsStage):
         cells = options.max_model_cells
         if cells is None:
             cells = MODEL_CELLS_LIMIT if records is None else model_cells(
-                records, len(self.context.domain), self._largest_pair)
+                records, len(self.context.domain), self._smallest_cap)
         settings = AimSettings(
             options.aim_workload_degree, options.aim_rounds_per_attribute,
             options.aim_gaussian_fraction, cells,
@@ -507,12 +507,13 @@ class AimStage(MarginalsStage):
         return replace(settings, one_way_multiplier=first)
 
     @property
-    def _largest_pair(self) -> int:
-        """The largest 2-way marginal AIM may measure: adaptive columns at ``max_bins`` cells
-        when the adaptive domain is on (public)."""
+    def _smallest_cap(self) -> int:
+        """The least cap AIM runs under (``smallest_cap``: its 1-way model, its largest 2-way
+        marginal): adaptive columns at ``max_bins`` cells when the adaptive domain is on
+        (public)."""
         coarse = ({name: self.options.max_bins for name in self.context.adaptive}
                   if self.options.adaptive_domain else None)
-        return largest_pair(self.context.domain, coarse)
+        return smallest_cap(self.context.domain, coarse)
 
     def _events(
         self, rho: float, d: int, reserved: float = 0.0
