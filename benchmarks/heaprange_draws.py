@@ -51,7 +51,16 @@ def rule_bounds(test, rule: tuple[float, bool] | None) -> tuple[float, float]:
     fire."""
     if not test.codes:
         return test.outer
-    return (test.lower, test.upper) if rule is None else test.bounds_at(*rule)
+    if rule is None:
+        return (test.lower, test.upper)
+    threshold, lifted = rule
+
+    def holds(end) -> bool:  # EndTest.holds at another threshold, with or without the lift
+        residual = end.residual if lifted else end.residual - end.lift
+        return end.sigma == 0.0 or residual < threshold * end.sigma
+
+    return (test.lower if holds(test.ends[0]) else test.outer[0],
+            test.upper if holds(test.ends[1]) else test.outer[1])
 
 
 def report(table: str, name: str, tests: list, values: pd.Series) -> str:

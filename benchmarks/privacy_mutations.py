@@ -72,6 +72,12 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("tests/marginals/test_adaptive_privacy.py",),
         "(a) the number of adaptive bins, round(sqrt(n̂/(c·σ))), from the true n"),
     Mutation(
+        "aim-one-way-true-n", "synthpriv/marginals/stage.py",
+        'settings = self._aim_settings(records, plan.noise["aim_rho"])',
+        'settings = self._aim_settings(float(fine.records), plan.noise["aim_rho"])',
+        ("tests/marginals/test_aim_one_way.py",),
+        "AIM's 1-way noise on a small table (settings.one_way_sigma) from the true n"),
+    Mutation(
         "bins-from-exact-counts", "synthpriv/marginals/stage.py",
         "schema, data.domain, one_way, records, max_bins=self.options.max_bins,",
         "schema, data.domain, [Measurement(m.clique, data.marginal(m.clique), "
@@ -421,6 +427,13 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("tests/privacy/test_bounds_beyond_zero.py",),
         "step 1c's windows may hold the zero bucket: the pile of zeros scores them, so a column "
         "of zeros seeds the noise next to zero and gets fake values"),
+    Mutation(
+        "bounds-mirror-tail-threshold", "synthpriv/privacy/bounds.py",
+        "if chosen is None or best < mirror_threshold(columns, MIRROR_WIDENINGS):",
+        "if chosen is None or best < EXTEND_NOISE:",
+        ("tests/privacy/test_bounds_mirror.py",),
+        "step 1d's mirror test at the tail rule's 2.5σ√w: pure noise on the other sign passes "
+        "at ≈ 4·Φ(−2.5) ≈ 2 %, so counts and amounts get negative bounds and values"),
     Mutation(
         "heap-counts-exact", "synthpriv/domain_stage.py",
         "found[name][\"heap_counts\"] = heap_entries(heaps, masses,",

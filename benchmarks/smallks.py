@@ -35,6 +35,41 @@ from suite import TABLES, job_config, prepare, read_scored, score  # noqa: E402
 from synthpriv.schema import load_schema  # noqa: E402
 
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
+WIDE_QUANTILES = (0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99)
+
+
+def resolved(csv: Path) -> dict[str, dict]:
+    """The release's resolved schema entries by name (manifest.json next to the CSV): the DP
+    bounds, grid shape and bucket counts the domain step bought."""
+    manifest = json.loads((csv.parent / "manifest.json").read_text())
+    return {c["name"]: c for c in manifest["schema"]["columns"]}
+
+
+def ks(a: np.ndarray, b: np.ndarray) -> float:
+    """Two-sample KS distance of two non-empty samples."""
+    grid = np.union1d(a, b)
+    cdf = [np.searchsorted(np.sort(x), grid, side="right") / len(x) for x in (a, b)]
+    return float(np.abs(cdf[0] - cdf[1]).max())
+
+
+def bounds_parts(name: str, real: pd.Series, fake: pd.Series, entry: dict) -> str:
+    """What the DP bounds cost a column and what is left: share of real rows clipped below /
+    above, KS of the real column against itself clipped to the bounds (the clipping's floor),
+    KS of the release against the clipped real column (what the marginals and the grid lose
+    given the bounds), wide quantiles, and the octave counts the domain step bought."""
+    r, f = real.dropna().to_numpy(), fake.dropna().to_numpy()
+    if not len(f) or entry.get("lower") is None:
+        return f"      bounds: none ({entry.get('kind')})"
+    low, high = float(entry["lower"]), float(entry["upper"])
+    clipped = np.clip(r, low, high)
+    buckets = " ".join(f"[{b['lower']:g},{b['upper']:g}]:{b['count']:g}"
+                       for b in entry.get("bucket_counts") or ())
+    return (f"      bounds [{low:g}, {high:g}] clip below {np.mean(r < low):.1%} above "
+            f"{np.mean(r > high):.1%}; KS clip floor {ks(r, clipped):.3f}, release vs clipped "
+            f"{ks(clipped, f):.3f}\n"
+            f"      q1..99 real {np.quantile(r, WIDE_QUANTILES).round(0).tolist()} "
+            f"fake {np.quantile(f, WIDE_QUANTILES).round(0).tolist()}\n"
+            f"      shape {entry.get('grid_shape')}; buckets {buckets}")
 
 
 def release(tree: Path, job: dict, work: Path, seed: int) -> Path:
@@ -69,10 +104,18 @@ def main() -> None:
     parser.add_argument("--trees", required=True, help="comma-separated code trees")
     for flag, default in (("--table", "college"), ("--recipes", "mst,aim"), ("--seeds", "0,1,2")):
         parser.add_argument(flag, default=default)
+    parser.add_argument("--epsilon", type=float, default=1.0)
     parser.add_argument("--cache", type=Path, default=ROOT / "benchmarks/.cache")
     parser.add_argument("--keep", type=Path, help="folder for the releases (default: a temp dir)")
     parser.add_argument("--output", type=Path)
     parser.add_argument("--explain", action="store_true", help="each column as a user reads it")
+    parser.add_argument("--bounds", action="store_true",
+                        help="with --explain: each column's DP bounds, clipped share, the KS "
+                             "the clipping costs and the KS left given the bounds")
+    parser.add_argument("--stages", type=json.loads, default={},
+                        help='stage option overrides, e.g. \'{"marginals": {"max_bins": 8}}\' '
+                             "(pipeline.stages: an experiment, not the default)")
+    parser.add_argument("--label", default="", help="suffix of the release folders")
     parser.add_argument("--reuse", action="store_true",
                         help="score a release already in --keep instead of running it again")
     args = parser.parse_args()
@@ -83,18 +126,18 @@ def main() -> None:
     scoring = load_schema(draft.schema_path)
     real = read_scored(draft.train, scoring)
     numeric = [n for n in scoring.numeric_names if n != table.target]
-    job = job_config(safe, "mst", 1.0, len(real))
+    job = job_config(safe, "mst", args.epsilon, len(real))
     job["data"].pop("holdout")
     records = []
     for recipe in args.recipes.split(","):
         for tree in args.trees.split(","):
             for seed in (int(s) for s in args.seeds.split(",")):
-                folder = work / f"{recipe}-{Path(tree).name}-{seed}"
+                folder = work / f"{recipe}-{Path(tree).name}{args.label}-{seed}"
                 folder.mkdir(exist_ok=True)
                 csv = folder / "out" / "synthetic.csv"
                 if not (args.reuse and csv.exists()):
-                    csv = release(Path(tree).resolve(), {**job, "pipeline": {"recipe": recipe}},
-                                  folder, seed)
+                    pipeline = {"recipe": recipe, **({"stages": args.stages} if args.stages else {})}
+                    csv = release(Path(tree).resolve(), {**job, "pipeline": pipeline}, folder, seed)
                 scores = score(draft.train, csv, draft.test, scoring, table.target)
                 record = {"table": args.table, "recipe": recipe, "tree": tree, "seed": seed,
                           "release": str(csv),
@@ -105,9 +148,12 @@ def main() -> None:
                       flush=True)
                 if args.explain:
                     fake = read_scored(csv, scoring)
-                    ks = record["distance_by_column"]
-                    for name in sorted(numeric, key=lambda n: -(ks.get(n) or 0)):
-                        print(f"  KS {ks.get(name)}", explain(name, real[name], fake[name]))
+                    distance = record["distance_by_column"]
+                    entries = resolved(csv)
+                    for name in sorted(numeric, key=lambda n: -(distance.get(n) or 0)):
+                        print(f"  KS {distance.get(name)}", explain(name, real[name], fake[name]))
+                        if args.bounds:
+                            print(bounds_parts(name, real[name], fake[name], entries[name]))
     if args.output:
         args.output.write_text(json.dumps(records, indent=1))
     print("| recipe | tree | mean KS | worst point mass | 2-way TVD |")

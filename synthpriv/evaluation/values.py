@@ -13,7 +13,8 @@ Per column, compared with the real table:
   release (a copied rare value is the first thing a reader of the release can link to a person);
 - ``format``: a numeric column's cells as written in the CSVs: integers written as ``30.0`` where
   the real cells are integers, cells with more decimals than any real cell, negative values in a
-  column whose real values are never negative. Reported, not fixed;
+  column whose real values are never negative, values outside the real column's range.
+  Reported, not fixed;
 - ``left_out``: the columns the evaluation does not score (id, text, ignored:
   ``synthpriv.evaluation.scored``) get only the copy check: how many distinct real values
   (a text column's public placeholder and values excepted) the release holds. A fresh key equals
@@ -85,20 +86,24 @@ def _key(value: object) -> object:
     return value.item() if hasattr(value, "item") else value
 
 
-def _mass_figures(real_counts: pd.Series, synth_counts: pd.Series, n_real: int,
-                  n_synth: int) -> tuple[list[dict], list[dict]]:
-    """Point masses of the real column and fake spikes of the synthetic one (shares of rows)."""
+def _mass_figures(real_counts: pd.Series, synth_counts: pd.Series, n_real: int, n_synth: int,
+                  spike: tuple[float, float] = (SPIKE_SYNTHETIC, SPIKE_REAL),
+                  ) -> tuple[list[dict], list[dict]]:
+    """Point masses of the real column and fake spikes of the synthetic one (shares of rows;
+    ``spike``: the synthetic share at or above which a value is a spike, and the real share
+    below which it is fake)."""
     real_share, synth_share = _shares(real_counts, n_real), _shares(synth_counts, n_synth)
+    spike_synthetic, spike_real = spike
     masses = []
     for value, share in real_share[real_share >= POINT_MASS].sort_values(ascending=False).items():
         synthetic = float(synth_share.get(value, 0.0))
         masses.append({"value": _key(value), "real": float(share), "synthetic": synthetic,
                        "error": abs(synthetic - float(share))})
     spikes = []
-    for value, share in synth_share[synth_share >= SPIKE_SYNTHETIC].sort_values(
+    for value, share in synth_share[synth_share >= spike_synthetic].sort_values(
             ascending=False).items():
         real = float(real_share.get(value, 0.0))
-        if real < SPIKE_REAL:
+        if real < spike_real:
             spikes.append({"value": _key(value), "real": real, "synthetic": float(share)})
     return masses, spikes
 
@@ -135,8 +140,9 @@ def format_checks(real_cells: pd.Series, synthetic_cells: pd.Series, real: np.nd
                   synthetic: np.ndarray) -> dict:
     """How a numeric column's synthetic cells are written, against the real cells: the share of
     non-empty synthetic cells that write an integer with a decimal point (``30.0``) when every
-    real cell is an integer, that have more decimals than the most any real cell has, and the
-    share of synthetic values below 0 when no real value is."""
+    real cell is an integer, that have more decimals than the most any real cell has, the
+    share of synthetic values below 0 when no real value is, and the share of synthetic values
+    outside [real min, real max] (``outside``: a fake tail, or values a bound clipped beyond)."""
     real_text = real_cells.astype(str).str.strip()
     synth_text = synthetic_cells.astype(str).str.strip()
     real_text, synth_text = real_text[real_text != ""], synth_text[synth_text != ""]
@@ -153,6 +159,10 @@ def format_checks(real_cells: pd.Series, synthetic_cells: pd.Series, real: np.nd
     present_real, present_synth = real[~np.isnan(real)], synthetic[~np.isnan(synthetic)]
     non_negative = bool(present_real.size) and bool(present_real.min() >= 0)
     negative = int((present_synth < 0).sum()) if non_negative else 0
+    outside = 0
+    if present_real.size:
+        outside = int(((present_synth < present_real.min())
+                       | (present_synth > present_real.max())).sum())
     return {
         "real_integers": integers,
         "integer_as_float": as_float / n if n else 0.0,
@@ -161,15 +171,16 @@ def format_checks(real_cells: pd.Series, synthetic_cells: pd.Series, real: np.nd
         "more_decimals": float((synth_decimals > most).mean()) if n else 0.0,
         "real_non_negative": non_negative,
         "negative": negative / present_synth.size if present_synth.size else 0.0,
+        "outside": outside / present_synth.size if present_synth.size else 0.0,
     }
 
 
-def _numeric_column(real: pd.Series, synthetic: pd.Series) -> dict:
+def _numeric_column(real: pd.Series, synthetic: pd.Series, spike: tuple[float, float]) -> dict:
     r, s = _numeric(real), _numeric(synthetic)
     r_present, s_present = r[~np.isnan(r)], s[~np.isnan(s)]
     real_counts = pd.Series(r_present).value_counts()
     synth_counts = pd.Series(s_present).value_counts()
-    masses, spikes = _mass_figures(real_counts, synth_counts, r.size, s.size)
+    masses, spikes = _mass_figures(real_counts, synth_counts, r.size, s.size, spike)
     ecdf = None
     if r_present.size and s_present.size:
         ecdf = {"probabilities": list(PROBABILITIES),
@@ -187,7 +198,7 @@ def _numeric_column(real: pd.Series, synthetic: pd.Series) -> dict:
     }
 
 
-def _categorical_column(real: pd.Series, synthetic: pd.Series) -> dict:
+def _categorical_column(real: pd.Series, synthetic: pd.Series, spike: tuple[float, float]) -> dict:
     real_counts, synth_counts = _labels(real).value_counts(), _labels(synthetic).value_counts()
     n_real, n_synth = len(real), len(synthetic)
     real_share, synth_share = _shares(real_counts, n_real), _shares(synth_counts, n_synth)
@@ -195,7 +206,7 @@ def _categorical_column(real: pd.Series, synthetic: pd.Series) -> dict:
                "synthetic": float(synthetic.isna().mean()) if n_synth else 0.0}
     gap = real_share.sub(synth_share, fill_value=0.0).abs().sum()
     tvd = 0.5 * (float(gap) + abs(missing["real"] - missing["synthetic"]))
-    masses, spikes = _mass_figures(real_counts, synth_counts, n_real, n_synth)
+    masses, spikes = _mass_figures(real_counts, synth_counts, n_real, n_synth, spike)
     top = real_share.sort_values(ascending=False)
     shown, rest = list(top.index[:TOP_CATEGORIES]), top.index[TOP_CATEGORIES:]
     others = synth_share.index.difference(pd.Index(shown))
@@ -224,12 +235,14 @@ def value_fidelity(
     synthetic_cells: pd.DataFrame | None = None,
     left_out: dict[str, str] | None = None,
     public: dict[str, set[str]] | None = None,
+    spike: tuple[float, float] = (SPIKE_SYNTHETIC, SPIKE_REAL),
 ) -> dict[str, Any]:
     """Every figure of the module docstring for each column of ``real`` (parsed tables), and
     the ``summary``. ``real_cells`` / ``synthetic_cells``: the same tables' cells as written in
     their CSVs (text; rows need not match the parsed ones), for the format checks, which are
     skipped (``format`` None) without them. ``left_out`` (column: reason, ``scored.left_out``):
-    not scored, only checked for copied real values (``public``: a column's public values)."""
+    not scored, only checked for copied real values (``public``: a column's public values).
+    ``spike``: the fake spikes' thresholds (synthetic share at or above, real share below)."""
     numeric = set(numeric_columns)
     left_out, public = left_out or {}, public or {}
     columns: dict[str, dict] = {}
@@ -242,20 +255,20 @@ def value_fidelity(
                               **copied_values(real[name], synthetic[name], public.get(name, set()))}
             continue
         if name in numeric:
-            column = _numeric_column(real[name], synthetic[name])
+            column = _numeric_column(real[name], synthetic[name], spike)
             r, s = column.pop("values")
             column["format"] = None
             if (real_cells is not None and synthetic_cells is not None
                     and name in real_cells.columns and name in synthetic_cells.columns):
                 column["format"] = format_checks(real_cells[name], synthetic_cells[name], r, s)
         else:
-            column = _categorical_column(real[name], synthetic[name])
+            column = _categorical_column(real[name], synthetic[name], spike)
         columns[name] = column
     summary = summarise(columns)
     summary["left_out_copied"] = {n: c["copied"] for n, c in unscored.items() if c["copied"]}
     return {"columns": columns, "left_out": unscored, "summary": summary,
             "thresholds": {"point_mass": POINT_MASS, "headline_mass": HEADLINE_MASS,
-                           "spike_synthetic": SPIKE_SYNTHETIC, "spike_real": SPIKE_REAL}}
+                           "spike_synthetic": spike[0], "spike_real": spike[1]}}
 
 
 def summarise(columns: dict[str, dict]) -> dict[str, Any]:

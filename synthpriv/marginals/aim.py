@@ -61,6 +61,7 @@ class AimSettings:
     final_iterations: int = 1000
     max_rounds: int = 400
     max_workload: int = 1000
+    one_way_multiplier: float | None = None  # the 1-way round's (``budget.first_round_noise``)
 
 
 def aim_rounds(settings: AimSettings, attributes: int) -> int:
@@ -183,8 +184,11 @@ def run_aim(
     ones once those are measured (the adaptive domain); the rounds then run on its domain.
     """
     rng = source.numpy_generator()
-    spend = RoundBudget(budget, aim_rounds(settings, len(data.domain)), settings.gaussian_fraction)
+    rounds = aim_rounds(settings, len(data.domain))
+    spend = RoundBudget(budget, rounds, settings.gaussian_fraction)
     multiplier = spend.multiplier  # σ / Δ2 of one measurement
+    if settings.one_way_multiplier is not None:  # a small table's 1-way round (settings.py)
+        multiplier = spend.spend_first(len(data.domain), rounds, settings.one_way_multiplier)
     data.marginals([(a,) for a in data.domain.attributes])  # one pass counts them all
     measurements = [
         measure_marginal(data, (a,), multiplier * sensitivity.l2, sensitivity.l2, source, budget)

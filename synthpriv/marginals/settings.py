@@ -9,7 +9,9 @@ What each setting follows, and where the rest live (README, "Recipe settings"):
 * AIM's model-size cap: ``model_cells`` below (n̂, d, the domain);
 * AIM's rounds: 16 per column up to ``AimSettings.max_rounds`` (d: ``aim.aim_rounds``); the 1-way
   round is d of those rounds, so its share of AIM's measurement budget is d / rounds (1/16 below
-  the cap, d / 400 above it);
+  the cap, d / 400 above it), raised on a small table with adaptive columns until the measured
+  grid's floor of cells meets the grid's own accuracy rule (``one_way_sigma``), at most
+  MST's 1-way share;
 * the grid an adaptive column is measured on and its number of bins: n̂ / (2σ) cells and
   √(n̂ / σ) bins (``compress.grid_cells``, ``compress.bin_count``: n̂ and ε through σ);
 * the domain step's share of ρ: ``privacy.domain_budget.domain_share`` (MST's 1-way noise).
@@ -24,6 +26,25 @@ from __future__ import annotations
 from itertools import combinations
 
 from synthpriv.domain import Domain
+from synthpriv.marginals.compress import GRID_CELLS_MIN
+from synthpriv.privacy.domain_budget import ONE_WAY_SHARE
+
+ONE_WAY_MOST = ONE_WAY_SHARE  # AIM's 1-way round takes at most MST's 1-way share of its ρ
+
+
+def one_way_sigma(records: float) -> float:
+    """The noise σ of AIM's first 1-way measurements at which an adaptive column's measured grid
+    meets its own accuracy rule at its floor of cells: ``compress.grid_cells`` measures n̂/(2σ)
+    cells, at least GRID_CELLS_MIN, so on a table where n̂/(2σ) < GRID_CELLS_MIN the floor's
+    cells are measured at more noise than the rule allows (the noisy cumulative count at the
+    middle errs by more than half a bin), and from those counts the adaptive domain picks the
+    bins, the point masses and each bin's inner shape, which later rounds never measure again
+    (College, 622 rows at ε = 1: σ ≈ 98, n̂/(2σ) ≈ 3; released heavy-tailed counts' KS 0.2-0.3).
+    σ = n̂ / (2·GRID_CELLS_MIN) restores the rule; ``privacy.budget.first_round_noise`` spends
+    at most ONE_WAY_MOST of AIM's ρ on it and never raises the noise. A table where the rounds'
+    own noise already meets it (Wage, Adult, …) is unchanged. ``records``: public or DP n̂."""
+    return max(float(records), 1.0) / (2.0 * GRID_CELLS_MIN)
+
 
 MODEL_CELLS_LIMIT = 2_000_000  # memory/time bound, whatever the table: 16 MB a float64 copy
 
@@ -31,17 +52,32 @@ MODEL_CELLS_LIMIT = 2_000_000  # memory/time bound, whatever the table: 16 MB a 
 def largest_pair(domain: Domain, coarse: dict[str, int] | None = None) -> int:
     """Cells of the largest 2-way marginal of ``domain``, a column's size replaced by ``coarse``
     where given (an adaptive column counted at its most bins). A function of the public domain."""
-    sizes = [min(domain[a], (coarse or {}).get(a, domain[a])) for a in domain.attributes]
+    sizes = _sizes(domain, coarse)
     if len(sizes) < 2:
         return max(sizes, default=1)
     return max(a * b for a, b in combinations(sizes, 2))
 
 
+def smallest_cap(domain: Domain, coarse: dict[str, int] | None = None) -> int:
+    """The least model-size cap AIM can run under: its first model holds every 1-way marginal
+    (AIM measures each column alone first: the sum of the column sizes, a junction tree of
+    singletons), and every pair stays selectable (``largest_pair``). Without this floor a tiny
+    noisy n̂ gave a cap below the 1-way model and AIM refused its own first step (statsmodels
+    strikes, n̂ = 1, sizes 1 and 2: 3 cells over a cap of 2). Sizes as ``largest_pair``'s;
+    a function of the public domain."""
+    return max(largest_pair(domain, coarse), sum(_sizes(domain, coarse)))
+
+
+def _sizes(domain: Domain, coarse: dict[str, int] | None) -> list[int]:
+    return [min(domain[a], (coarse or {}).get(a, domain[a])) for a in domain.attributes]
+
+
 def model_cells(
     records: float, columns: int, smallest: int = 1, limit: int = MODEL_CELLS_LIMIT
 ) -> int:
-    """AIM's model-size cap: d · n̂ cells, at least ``smallest`` (the largest 2-way marginal, so
-    every pair stays selectable) and at most ``limit`` (a memory and time bound).
+    """AIM's model-size cap: d · n̂ cells, at least ``smallest`` (``smallest_cap``: the 1-way
+    model and the largest 2-way marginal, so every pair stays selectable) and at most ``limit``
+    (a memory and time bound).
 
     Why d · n̂: a junction tree over d columns has at most d cliques, and a clique with more cells
     than the release has rows (n̂) holds cells that no sample can show and that the estimator

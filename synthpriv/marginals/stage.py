@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 from abc import abstractmethod
 from collections.abc import Mapping
+from dataclasses import replace
 from itertools import combinations
 from typing import Any, ClassVar, Literal
 
@@ -55,7 +56,13 @@ from synthpriv.marginals.estimation import estimate
 from synthpriv.marginals.independent import IndependentModel
 from synthpriv.marginals.measurement import Measurement, estimate_total, measure_marginal
 from synthpriv.marginals.selection import mst_select
-from synthpriv.marginals.settings import MODEL_CELLS_LIMIT, largest_pair, model_cells
+from synthpriv.marginals.settings import (
+    MODEL_CELLS_LIMIT,
+    ONE_WAY_MOST,
+    model_cells,
+    one_way_sigma,
+    smallest_cap,
+)
 from synthpriv.privacy.accountant import (
     DiscreteGaussianEvent,
     ExponentialEvent,
@@ -63,7 +70,7 @@ from synthpriv.privacy.accountant import (
     PrivacyEvent,
     ZCDPEvent,
 )
-from synthpriv.privacy.budget import round_noise
+from synthpriv.privacy.budget import first_round_noise, round_noise
 from synthpriv.privacy.conversions import exponential_epsilon, gaussian_noise_multiplier, gaussian_rho
 from synthpriv.privacy.domain_budget import ONE_WAY_SHARE
 from synthpriv.privacy.mechanisms import histogram_l1_sensitivity, histogram_l2_sensitivity
@@ -473,29 +480,40 @@ class AimStage(MarginalsStage):
     # (benchmarks/README.md, "Adult without hand edges").
     merges_categories = False
 
-    def _aim_settings(self, records: float | None = None) -> AimSettings:
+    def _aim_settings(self, records: float | None = None, rho: float | None = None
+                      ) -> AimSettings:
         """AIM's settings; without a configured ``max_model_cells`` the cap follows n̂
         (``records``: public or DP), d and the domain (``settings.model_cells``), or is the
-        limit when no n̂ is known (no public count and no adaptive column to buy one for)."""
+        limit when no n̂ is known (no public count and no adaptive column to buy one for).
+        With n̂, AIM's ``rho`` and adaptive columns, the 1-way round's noise follows n̂
+        (``settings.one_way_sigma``, ``budget.first_round_noise``: lower on a small table)."""
         options = self.options
         cells = options.max_model_cells
         if cells is None:
             cells = MODEL_CELLS_LIMIT if records is None else model_cells(
-                records, len(self.context.domain), self._largest_pair)
-        return AimSettings(
+                records, len(self.context.domain), self._smallest_cap)
+        settings = AimSettings(
             options.aim_workload_degree, options.aim_rounds_per_attribute,
             options.aim_gaussian_fraction, cells,
             options.aim_round_iterations, options.iterations,
             options.aim_max_rounds, options.aim_max_workload,
         )
+        if records is None or rho is None or not (options.adaptive_domain
+                                                  and self.context.adaptive):
+            return settings
+        d = len(self.context.domain)
+        first = first_round_noise(rho, aim_rounds(settings, d), options.aim_gaussian_fraction, d,
+                                  one_way_sigma(records) / self.sensitivity.l2, ONE_WAY_MOST)
+        return replace(settings, one_way_multiplier=first)
 
     @property
-    def _largest_pair(self) -> int:
-        """The largest 2-way marginal AIM may measure: adaptive columns at ``max_bins`` cells
-        when the adaptive domain is on (public)."""
+    def _smallest_cap(self) -> int:
+        """The least cap AIM runs under (``smallest_cap``: its 1-way model, its largest 2-way
+        marginal): adaptive columns at ``max_bins`` cells when the adaptive domain is on
+        (public)."""
         coarse = ({name: self.options.max_bins for name in self.context.adaptive}
                   if self.options.adaptive_domain else None)
-        return largest_pair(self.context.domain, coarse)
+        return smallest_cap(self.context.domain, coarse)
 
     def _events(
         self, rho: float, d: int, reserved: float = 0.0
@@ -528,12 +546,15 @@ class AimStage(MarginalsStage):
     ) -> tuple[list[Measurement], Any]:
         fine = state.data
         records = self._records(state, plan, ledger, source)
-        grid = self._measured_grid(state, records, plan.noise["sigma_first_rounds"])
+        settings = self._aim_settings(records, plan.noise["aim_rho"])
+        first = (plan.noise["sigma_first_rounds"] if settings.one_way_multiplier is None
+                 else settings.one_way_multiplier * self.sensitivity.l2)
+        grid = self._measured_grid(state, records, first)
         data = fine if grid is None else RecodedCounts(fine, grid)
         fine_one_way = self._measure_fine(fine, plan, ledger, source)
         budget = ledger.open_filter(plan.noise["aim_rho"], "AIM rounds (adaptive)")
         return run_aim(
-            data, self._aim_settings(records), self.sensitivity, source, budget,
+            data, settings, self.sensitivity, source, budget,
             adapt=lambda data, one_way: self._adapt(state, data, one_way, fine, grid,
                                                     fine_one_way),
         )

@@ -29,6 +29,37 @@ def round_noise(rho: float, rounds: int, gaussian_fraction: float) -> tuple[floa
             exponential_epsilon((1 - gaussian_fraction) * rho, rounds))
 
 
+def first_round_noise(rho: float, rounds: int, gaussian_fraction: float, measurements: int,
+                      wanted: float | None, most_share: float) -> float:
+    """Noise multiplier of the ``measurements`` first measurements (AIM's 1-way round, no
+    selection): the rounds' own (``round_noise``), or ``wanted`` where that is lower, but never
+    below the multiplier at which they together spend ``most_share`` of ``rho``
+    (z = √(d / (2·share·ρ))). ``wanted`` None: the rounds' own. A function of public or DP
+    figures only; the filter still refuses anything past the reserve."""
+    own, _ = round_noise(rho, rounds, gaussian_fraction)
+    if wanted is None or wanted >= own:
+        return own
+    return min(own, max(wanted, gaussian_noise_multiplier(most_share * rho, measurements)))
+
+
+def later_round_noise(rho: float, rounds: int, gaussian_fraction: float, measurements: int,
+                      first: float) -> tuple[float, float]:
+    """(noise multiplier, selection ε) of the rounds after ``measurements`` first measurements at
+    multiplier ``first``: the rounds left, ``rounds`` − d, share what the first ones left of
+    ``rho`` as they would have shared it at the rounds' own noise. At ``first`` =
+    ``round_noise``'s multiplier the first ones spend d·α·ρ/R, leaving ρ(R − dα)/R, of which the
+    R − d rounds take ρ(R − d)/R (ρ/R each, as planned; the rest is annealing's slack): the same
+    fraction (R − d)/(R − dα) of whatever is left when the first ones spent more."""
+    left = rho - gaussian_rho(first, measurements)
+    later = rounds - measurements
+    if later < 1 or left <= 0:
+        raise ValueError(f"{measurements} first measurements at noise multiplier {first:.4g} "
+                         f"leave no budget for AIM's {later} later rounds of ρ = {rho:.4g}: "
+                         "expected a first-round share below 1 (settings.ONE_WAY_MOST)")
+    share = later / (rounds - measurements * gaussian_fraction)
+    return round_noise(left * share, later, gaussian_fraction)
+
+
 class RoundBudget:
     """Rounds of (selection, measurement) spent through ``budget`` (see the module docstring)."""
 
@@ -64,6 +95,17 @@ class RoundBudget:
         """``scale`` × the fraction of the reserve spent once the next round has run (AIM grows
         its model's size limit with it)."""
         return scale * (self.filter.spent + self.round_rho) / self.filter.rho
+
+    def spend_first(self, measurements: int, rounds: int, first: float) -> float:
+        """The multiplier of the ``measurements`` first measurements (``first_round_noise``);
+        when it is below the rounds' own, the later rounds are re-planned on what the first
+        ones leave (``later_round_noise``). The caller records each measurement on the filter,
+        which refuses anything past the reserve."""
+        if first < self.multiplier:
+            self.multiplier, self.epsilon = later_round_noise(
+                self.filter.rho, rounds, self.alpha, measurements, first)
+            return first
+        return self.multiplier
 
     def anneal(self) -> None:
         """Halve the measurement's noise and double the selection's ε for later rounds (4× the

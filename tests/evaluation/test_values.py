@@ -152,3 +152,19 @@ def test_the_evaluation_reads_the_release_csv_as_written(tmp_path):
     in_memory = evaluate_tables(tiny_table(400, 1), release, numeric_columns=NUMERIC,
                                 settings=settings, progress=False)
     assert in_memory["values"]["columns"]["size"]["format"] is None
+
+
+def test_format_checks_count_values_outside_the_real_range():
+    check = format_checks(pd.Series(["1990", "2010"]), pd.Series(["1545", "2000", "2046", "1990"]),
+                          np.array([1990.0, 2010]), np.array([1545.0, 2000, 2046, 1990]))
+    assert check["outside"] == pytest.approx(0.5)  # 1545 and 2046; the bounds themselves are in
+
+
+def test_the_fake_spike_thresholds_can_be_set():
+    real = pd.DataFrame({"x": np.r_[np.zeros(5), np.arange(1.0, 96)]})  # 0 holds 5 % of real
+    synthetic = pd.DataFrame({"x": np.r_[np.zeros(30), np.arange(1.0, 71)]})
+    default = value_fidelity(real, synthetic, ["x"])["columns"]["x"]["fake_spikes"]
+    assert default == []  # 5 % of the real rows: not fake at the report's 0.1 %
+    wide = value_fidelity(real, synthetic, ["x"], spike=(0.05, 0.06))
+    assert [s["value"] for s in wide["columns"]["x"]["fake_spikes"]] == [0]
+    assert wide["thresholds"]["spike_real"] == 0.06

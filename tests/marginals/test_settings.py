@@ -3,10 +3,12 @@ the number of columns and the domain; the plan shows it when n̂ is public."""
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
+from synthpriv import Synthesizer
 from synthpriv.domain import Domain
-from synthpriv.marginals.settings import MODEL_CELLS_LIMIT, largest_pair, model_cells
+from synthpriv.marginals.settings import MODEL_CELLS_LIMIT, largest_pair, model_cells, smallest_cap
 from synthpriv.marginals.stage import MarginalsStage
 from synthpriv.privacy.domain_budget import domain_share
 from synthpriv.stage import PlanContext
@@ -61,3 +63,22 @@ def test_the_domain_share_gives_each_histogram_msts_one_way_noise(
     assert s == pytest.approx(share)
     # each of the k histograms gets the ρ of one of MST's 1-way marginals: (1/3)(1 − s)ρ / d
     assert s / histograms == pytest.approx((1 - s) / (3 * columns))
+
+
+def test_the_cap_always_holds_aims_first_model_of_every_one_way_marginal() -> None:
+    domain = Domain.from_sizes({"duration": 1, "iprod": 2})
+    assert largest_pair(domain) == 2  # below the 1-way model's 1 + 2 cells
+    assert smallest_cap(domain) == 3
+    assert smallest_cap(Domain.from_sizes({"a": 5, "b": 2, "c": 9})) == 45  # the largest pair
+    assert smallest_cap(Domain.from_sizes({"age": 1025, "sex": 3}), {"age": 32}) == 96
+
+
+def test_aim_runs_when_the_count_it_follows_is_tiny() -> None:
+    """A noisy n̂ of 1 (statsmodels strikes, 62 rows, safe draft: value sweep) capped the model at
+    d·n̂ = 2 cells, below the 3 of its first, 1-way model: AIM refused its own first step."""
+    table = pd.DataFrame({"duration": ["long"] * 30, "iprod": ["low", "high"] * 15})
+    schema = {"columns": [{"name": "duration", "kind": "categorical", "categories": ["long"]},
+                          {"name": "iprod", "kind": "categorical", "categories": ["low", "high"]}]}
+    release = Synthesizer(schema=schema, epsilon=1.0, recipe="aim", public_records=1,
+                          seed=3).fit(table).sample(20)
+    assert len(release) == 20 and set(release["duration"]) == {"long"}
