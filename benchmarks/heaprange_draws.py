@@ -19,17 +19,13 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import yaml
 
-from synthpriv.chunks import iter_chunks
-from synthpriv.config import load_job
-from synthpriv.pipeline import plan_job
 from synthpriv.privacy.accountant import Ledger
 from synthpriv.privacy.randomness import RandomSource
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from suite import DELTA, TABLES, prepare  # noqa: E402
+from kind_draws import safe_domain_step  # noqa: E402
 
 # end tests compared: (threshold in σ of the end residual, kept heaps read through their
 # selection — ``selected_count`` — or as their plain noisy counts)
@@ -38,19 +34,7 @@ THRESHOLDS = ((2.5, True), (2.5, False), (2.0, False), (1.5, False))
 
 def draws(table: str, count: int, work: Path) -> dict[str, list]:
     """Per column, its ``HeapRange`` in each draw where the test ran."""
-    prepared = prepare(TABLES[table], work, ROOT / "benchmarks/.cache", "safe")
-    rows = len(pd.read_csv(prepared.train, usecols=[0]))
-    config = prepared.schema_path.parent / "job-heaprange.yaml"
-    config.write_text(yaml.safe_dump({
-        "name": "heaprange", "data": {"path": str(prepared.train),
-                                      "schema": str(prepared.schema_path)},
-        "budget": {"epsilon": 1.0, "delta": min(DELTA, 0.1 / rows)},
-        "pipeline": {"recipe": "aim"}, "evaluation": {"enabled": False},
-        "output": {"dir": str(work / table / "out-heaprange")}}))
-    job = load_job(config)
-    plan, stages = plan_job(job)
-    stage, stage_plan = stages[0][0], plan.stages[0]
-    chunks = list(iter_chunks(job.data_path, job.schema, job.config.data.chunk_rows))
+    job, stage, stage_plan, chunks = safe_domain_step(table, work, "heaprange")
     found: dict[str, list] = collections.defaultdict(list)
     for seed in range(count):
         stage.heap_ranges.clear()

@@ -280,10 +280,16 @@ MUTATIONS: tuple[Mutation, ...] = (
         "data.person: the marginal attack adds one row of a target person, not the whole person"),
     Mutation(
         "kind-singletons-exact", "synthpriv/domain_stage.py",
-        "kinds[name] = decide(noisy, sigma, unique, unique_sigma)",
-        "kinds[name] = decide(noisy, sigma, singletons(values[name]), unique_sigma)",
+        "kinds[name] = decide(noisy, sigma, unique, unique_sigma, columns)",
+        "kinds[name] = decide(noisy, sigma, singletons(values[name]), unique_sigma, columns)",
         ("tests/test_auto_kinds.py",),
         "an auto column's near-unique decision read from its exact singleton count"),
+    Mutation(
+        "kind-decimals-exact", "synthpriv/domain_stage.py",
+        "precisions[name] = decide_precision(noisy, sigma, columns)",
+        "precisions[name] = decide_precision(total, sigma, columns)",
+        ("tests/test_precision.py",),
+        "an auto column's precision read from its exact decimals classes, not the noisy ones"),
     Mutation(
         "kind-singleton-sensitivity", "synthpriv/privacy/domain_budget.py",
         "    return histogram_l1_sensitivity(neighbouring, rows_per_person)",

@@ -52,10 +52,12 @@ from synthpriv.encoding import TableEncoder
 from synthpriv.errors import ConfigError
 from synthpriv.kinds import (
     CLASSES,
-    NUMBER_CLASSES,
     cell_classes,
     decide,
+    decide_precision,
     decided_column,
+    fraction_noise,
+    number_cells,
     singletons,
 )
 from synthpriv.privacy.accountant import Ledger
@@ -168,6 +170,9 @@ class DomainStage(Stage):
         if noise.kind_sigma is not None:
             figures["kind_sigma"] = noise.kind_sigma
             figures["singleton_sigma"] = noise.singleton_sigma
+            # the noisy cells a decimals class needs to make a column continuous and set its
+            # precision (kinds.fraction_noise: public, the number of auto columns only)
+            figures["decimals_bar"] = fraction_noise(len(self.kinds)) * noise.kind_sigma
         if noise.heap_sigma is not None:
             figures["heap_sigma"] = noise.heap_sigma
             figures["heap_threshold"] = float(noise.heap_threshold)
@@ -283,6 +288,9 @@ class DomainStage(Stage):
             if entry.get("kind") == "categorical" and column["kind"] != "categorical":
                 column.clear()  # a numeric column with nothing above the noise: all missing
             column.update(entry)
+            if column.get("precision") is not None and "upper" in entry:
+                column["precision"] = precision_within(column["precision"], column["lower"],
+                                                       column["upper"])
         resolved = copy.copy(job)
         resolved.schema = parse_schema(raw, f"{job.source}: the schema with its DP domain")
         return resolved
@@ -349,17 +357,20 @@ class DomainStage(Stage):
                 total += classes
                 values[name].update(text.value_counts().to_dict())
         sigma, unique_sigma = plan.noise["kind_sigma"], plan.noise["singleton_sigma"]
-        kinds = {}
+        kinds, precisions = {}, {}
+        columns = len(self.kinds)  # public: the decimals test's z (kinds.fraction_noise)
         for name, total in counts.items():
             noisy = discrete_gaussian_histogram(total, sigma, source)
             unique = discrete_gaussian_histogram(np.array([singletons(values[name])]),
                                                  unique_sigma, source)[0]
-            kinds[name] = decide(noisy, sigma, unique, unique_sigma)
+            kinds[name] = decide(noisy, sigma, unique, unique_sigma, columns)
+            # the same noisy decimals classes (no new release): post-processing
+            precisions[name] = decide_precision(noisy, sigma, columns)
             self.present[name] = float(noisy.sum())
-            self.valued[name] = valued_cells(noisy, sigma, kinds[name])
+            self.valued[name] = valued_cells(noisy, sigma, kinds[name], columns)
         raw = job.schema.model_dump(exclude_defaults=True)
-        raw["columns"] = [decided_column(c["name"], kinds[c["name"]]) if c["name"] in kinds else c
-                          for c in raw["columns"]]
+        raw["columns"] = [decided_column(c["name"], kinds[c["name"]], precisions[c["name"]])
+                          if c["name"] in kinds else c for c in raw["columns"]]
         # every column decided id or text (post-processing of the DP counts): say why, as the
         # data-read draft does, not the schema's "declare a column" (the user declared auto)
         refuse_unmodelled(job.data_path, raw["columns"])
@@ -385,14 +396,17 @@ class DomainStage(Stage):
                 "kept_counts": counts}
 
 
-def valued_cells(noisy: np.ndarray, sigma: float, kind: str) -> Present:
-    """The noisy count of an auto column's cells that the kind decided reads as values (the
-    number classes for a numeric kind, the format's class for a date/datetime one; ``noisy``:
-    its class histogram at ``sigma`` per class) and that count's σ. Post-processing of DP counts:
-    the DP bounds' seed reads it as evidence that the column holds data."""
+def valued_cells(noisy: np.ndarray, sigma: float, kind: str, columns: int = 1) -> Present:
+    """The noisy count of an auto column's cells that the kind decided reads as values (for a
+    numeric kind, whole plus the decimals classes that clear the kind's test,
+    ``kinds.number_cells``; for a date/datetime one, the format's class; ``noisy``: its class
+    histogram at ``sigma`` per class, ``columns``: the run's auto columns) and that count's σ.
+    Post-processing of DP counts: the DP bounds' seed reads it as evidence that the column holds
+    data."""
     counts = dict(zip(CLASSES, np.asarray(noisy, dtype=float), strict=True))
-    labels = [kind] if kind in counts else list(NUMBER_CLASSES)
-    return Present(sum(counts[label] for label in labels), sigma * math.sqrt(len(labels)))
+    if kind in counts:
+        return Present(counts[kind], sigma)
+    return Present(*number_cells(noisy, sigma, columns))
 
 
 def heap_columns(schema: Schema) -> list[str]:
@@ -424,6 +438,18 @@ def point_masses(column: NumericColumn, domain: dict, heaps: list[float]) -> lis
                      if lower <= v <= upper and (column.precision is None
                                                  or round(v, column.precision) == v)})
     return values or None
+
+
+def precision_within(precision: int, lower: float, upper: float) -> int | None:
+    """The decided ``precision`` (a DP output), raised until some value with that many decimals
+    lies within [lower, upper] (DP or public bounds; the schema refuses a precision none fits,
+    and a refusal would turn on the data); None (full precision) if none up to 15 does.
+    Post-processing: no budget, no event."""
+    for places in range(precision, 16):
+        scale = 10.0**places
+        if math.ceil(lower * scale) <= math.floor(upper * scale):
+            return places
+    return None
 
 
 def heap_entries(heaps: dict[float, int], masses: list[float] | None,
@@ -487,7 +513,7 @@ def bucket_entries(column: NumericColumn, domain: dict, noisy: np.ndarray, sigma
 def kept_share(kept: dict[str, int], present: float) -> float:
     """The share of a column's non-empty cells its kept values hold, from DP outputs only: their
     noisy counts (``noisy_selection``) over the noisy non-empty total ``present`` (the column's
-    kind histogram), clipped to [0, 1]. Noise: σ·√k above, kind σ·√3 below."""
+    kind histogram), clipped to [0, 1]. Noise: σ·√k above, kind σ·√len(CLASSES) below."""
     if present <= 0:
         return 0.0
     return float(min(1.0, max(0.0, sum(kept.values()) / present)))
@@ -577,6 +603,10 @@ def domain_lines(declared: Schema, resolved: Schema,
                                               if chosen.format else "")
         elif isinstance(chosen, NumericColumn):
             domain = f"[{chosen.lower:g}, {chosen.upper:g}]"
+            if isinstance(column, AutoColumn) and chosen.kind == "continuous":
+                domain += (f", released with {chosen.precision} decimal"
+                           f"{'s' * (chosen.precision != 1)}" if chosen.precision is not None
+                           else ", released at full precision")
         elif isinstance(chosen, TextColumn):
             domain = "free text: released empty"
         elif isinstance(chosen, IdColumn):

@@ -26,17 +26,16 @@ from __future__ import annotations
 
 import math
 import re
-from decimal import Decimal, InvalidOperation
 
 import numpy as np
 import pandas as pd
 
 from synthpriv.datetimes import DATE_FORMATS, DATETIME_FORMATS, ISO_ZONED, format_times, parse_times
+from synthpriv.decimals import decimals
 from synthpriv.ids import CLASSES, MIN_SPACE, space
 from synthpriv.kinds import MISSING_MARKERS
 
 MAX_CATEGORIES = 1000
-MAX_PRECISION = 15
 NUMERIC_SHARE = 0.9  # a column with ≥ 90 % numbers is numeric; its few text cells read as missing
 NEAR_UNIQUE = 0.5  # distinct / non-missing above this: an identifier or free text
 LONG_TEXT = 50  # mean characters of a distinct value above this: free text
@@ -212,37 +211,6 @@ def key_format(keys: list[str]) -> str | None:
     while space("".join(parts)) < MIN_SPACE:
         parts.insert(last, parts[last])
     return "".join(parts)
-
-
-def decimals(cells: pd.Series) -> int:
-    """The most decimals written in ``cells`` (numbers as text: '1.50' has 2, '2e-3' has 3), at
-    most MAX_PRECISION. A cell of 15 or more significant digits that is a float artefact (the
-    shortest text of the same float32, or of 15 significant digits, reads back as it) counts the
-    decimals of that short form: '3.200000047683716' has 1."""
-    most = 0
-    for cell in pd.Series(cells).unique():
-        try:
-            exact = Decimal(cell)
-        except InvalidOperation:
-            continue
-        exponent = _short(cell, exact).as_tuple().exponent
-        if isinstance(exponent, int):
-            most = max(most, -exponent)
-    return min(most, MAX_PRECISION)
-
-
-def _short(cell: str, exact: Decimal) -> Decimal:
-    """``exact`` written as its float artefact's short form, if it is one."""
-    if len(exact.as_tuple().digits) < 15 or not exact.is_finite():
-        return exact
-    value = float(cell)
-    single = np.float32(value)
-    if float(single) == value:
-        return Decimal(str(single))
-    short = f"{value:.15g}"
-    if math.isclose(float(short), value, rel_tol=1e-14, abs_tol=0.0):
-        return Decimal(short).normalize() if "." in short else Decimal(short)
-    return exact
 
 
 def plain(value: float) -> float | int:

@@ -3,27 +3,35 @@ one public format), text or id.
 
 Each cell of an auto column falls in at most one of the public ``CLASSES``: ``token`` (text
 without whitespace), ``words`` (text with whitespace, shorter than ``LONG_TEXT`` characters),
-``long text`` (with whitespace, ``LONG_TEXT`` characters or more), ``fraction`` (a finite number
-that is not whole), ``whole`` (a whole number), or one class per public date/datetime format
-(``TIME_FORMATS``: the formats synthpriv.datetimes lists, fixed in code; a cell is in the first
-one it parses under). Empty cells and common missing markers (``MISSING_MARKERS``: NA, NaN,
-null, a dump's NULL, …; compared without case) fall in none. Besides its class histogram, the
-domain step counts a column's ``singletons``: the cells of the text classes whose (stripped)
-value occurs exactly once in the column.
-It adds discrete Gaussian noise to both; ``decide`` then reads the kind from the noisy counts and
-the public noise scales alone, so the kind is post-processing of DP counts.
+``long text`` (with whitespace, ``LONG_TEXT`` characters or more), one ``FRACTION_CLASSES``
+class per number of decimals its text writes (a finite number that is not whole, with 1, 2, …,
+``DECIMAL_CAP`` decimals, or more: ``synthpriv.decimals.cell_decimals``, the rule the data-read
+draft's ``precision`` reads, float artefacts counted as their short form), ``whole`` (a whole
+number), or one class per public date/datetime format (``TIME_FORMATS``: the formats
+synthpriv.datetimes lists, fixed in code; a cell is in the first one it parses under). Empty
+cells and common missing markers (``MISSING_MARKERS``: NA, NaN, null, a dump's NULL, …;
+compared without case) fall in none. Besides its class histogram, the domain step counts a
+column's ``singletons``: the cells of the text classes whose (stripped) value occurs exactly
+once in the column.
+It adds discrete Gaussian noise to both; ``decide`` then reads the kind, and ``decide_precision``
+a continuous column's ``precision``, from the noisy counts and the public noise scales alone, so
+both are post-processing of DP counts.
 
 Sensitivity (named in synthpriv.privacy.domain_budget, the one place a person-level bound k
-multiplies them): a row holds one cell per column, in at most one class, so adding or removing a
-row changes one count of a column's class histogram by 1 (L2 sensitivity 1; √2 under
-replace-one). Adding a row changes the count of one value by 1: from 0 to 1 (one singleton more),
-from 1 to 2 (one fewer) or otherwise none, so the singleton count moves by at most 1 (2 under
-replace-one: one value loses a cell, another gains one). tests/test_kinds.py checks all three by
-brute force.
+multiplies them): a row holds one cell per column, and a cell's class is a function of that
+cell's text alone (its decimals included), so each cell is in at most one class: adding or
+removing a row changes one count of a column's class histogram by 1 (L2 sensitivity 1; √2 under
+replace-one), however many classes there are. Splitting the former one ``fraction`` class into
+the decimals classes therefore adds no ρ: the histogram is still one release at σ per count.
+Adding a row changes the count of one value by 1: from 0 to 1 (one singleton more), from 1 to 2
+(one fewer) or otherwise none, so the singleton count moves by at most 1 (2 under replace-one:
+one value loses a cell, another gains one). tests/test_kinds.py and tests/test_precision.py
+check them by brute force.
 
 The decision rule (constants below; chosen from the noise arithmetic and the data-read draft's
 public rules, not tuned on any table). Groups: text = token + words + long text, numbers =
-fraction + whole, and each date format on its own:
+whole + the decimals classes that clear the fraction test below (``number_cells``), and each
+date format on its own:
 * the date/datetime format with the largest noisy count when it exceeds both text and numbers
   (cells in another format are then read as missing);
 * else, when text ≥ numbers (ties and nothing above the noise included):
@@ -35,27 +43,53 @@ fraction + whole, and each date format on its own:
     ``text``;
   - else ``categorical`` (a column of codes written as numbers reads as integer: declare it
     categorical where that is public knowledge);
-* else continuous when the noisy fractions exceed both ``FRACTION_SHARE`` of the noisy numbers
-  and ``FRACTION_NOISE``·σ (an integer column, with no fraction at all, then reads as continuous
-  with probability Φ(−3) ≈ 0.1 % per run); a column decided integer rounds the few fractions
-  it may hold;
+* else continuous when the noisy fractions exceed ``FRACTION_SHARE`` of the noisy numbers and
+  0, the fractions being the decimals classes whose noisy count clears ``fraction_noise``·σ
+  (one count's σ, not the sum's; the others read as 0: ``number_cells``); a column decided
+  integer rounds the few fractions it may hold;
 * else integer.
+
+Why one class at z·σ with z from the number of auto columns (``fraction_noise``): a column with
+no fraction at all holds pure noise in each of its len(FRACTION_CLASSES) decimals classes, and a
+run tests every auto column, so a fixed 3σ (the former rule: Φ(−3) ≈ 0.13 % per column) made a
+run of College's 16 integer columns release one of them with decimals in ~3 % of runs (measured:
+6 of 200 draws of its kind step; benchmarks/README.md, "precision"). z = Φ⁻¹(1 − ``KIND_ERROR``
+/ (columns · classes)) bounds the chance that any noise-only decimals class of any auto column
+clears it by ``KIND_ERROR`` per run (union bound), whatever the number of columns (public).
+Real decimals concentrate in one class (the column's precision; shorter cells are the rarer
+trailing zeros), so testing each class at one count's σ detects them at z·σ rows where the sum
+of the classes would need z·σ·√(DECIMAL_CAP + 1).
+
+Precision (``decide_precision``): the largest d whose decimals class clears the same z·σ;
+``None`` (full float precision, as before) when the class of more than DECIMAL_CAP decimals
+clears it. Costs: too few decimals merges distinct values (the released grid loses resolution),
+too many releases decimals no cell has (College's one-decimal ratios released as 14.556). A class above
+the column's true precision holds pure noise, so the second error is bounded by the same
+KIND_ERROR per run; the first needs the true top class below z·σ plus its noise, i.e. a column
+whose most precise cells are few (within ~(z + 2)·σ rows): their values are then rounded to the
+precision most cells have.
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass
+from statistics import NormalDist
 
 import numpy as np
 import pandas as pd
 
 from synthpriv.datetimes import DATE_FORMATS, DATETIME_FORMATS, ISO_ZONED
+from synthpriv.decimals import cell_decimals
 
 # backslash-N (compared as backslash-n): the NULL of MySQL and PostgreSQL text dumps
 MISSING_MARKERS = frozenset({"na", "n/a", "nan", "null", "none", "?", "-", ".", "...", "\\n"})
 FRACTION_SHARE = 0.05
-FRACTION_NOISE = 3.0
+# per run: the chance that a noise-only decimals class of any auto column clears the test (an
+# integer column decided continuous, or a decimal released that no cell has), union bound
+KIND_ERROR = 1e-3  # as the DP bounds' false buckets (privacy.bounds.FALSE_OCCUPANCY)
+DECIMAL_CAP = 6  # decimals classes 1..DECIMAL_CAP, then one for more (public, fixed in code)
 LONG_TEXT = 50  # characters: a category label is a name, a sentence is longer (as the draft's)
 NEAR_UNIQUE = 0.5  # singletons / text cells above this: not categories (as the draft's rule)
 ID_SHARE = 0.9  # singletons / text cells for keys: nearly every key occurs once
@@ -86,7 +120,9 @@ TIME_FORMATS: tuple[TimeFormat, ...] = (
     *(TimeFormat(f"date {f}", "date", f) for f in DATE_FORMATS),
 )
 TEXT_CLASSES = ("token", "words", "long text")
-NUMBER_CLASSES = ("fraction", "whole")
+FRACTION_CLASSES = (*(f"{d} decimal{'s' * (d > 1)}" for d in range(1, DECIMAL_CAP + 1)),
+                    f"more than {DECIMAL_CAP} decimals")
+NUMBER_CLASSES = (*FRACTION_CLASSES, "whole")
 CLASSES = (*TEXT_CLASSES, *NUMBER_CLASSES, *(f.label for f in TIME_FORMATS))
 _MAX_TIME_CHARS = 40  # longer cells are no date in any of the formats
 
@@ -106,7 +142,9 @@ def cell_classes(cells: pd.Series) -> tuple[np.ndarray, pd.Series]:
     numbers = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float)
     finite = np.isfinite(numbers)
     whole = finite & (numbers == np.round(numbers))
-    counts["fraction"], counts["whole"] = int((finite & ~whole).sum()), int(whole.sum())
+    counts["whole"] = int(whole.sum())
+    for label, count in fraction_counts(text[finite & ~whole]).items():
+        counts[label] = count
     rest = text[~finite]
     timed = np.zeros(len(rest), dtype=bool)
     left = np.flatnonzero((rest.str.contains(r"\d") & (rest.str.len() <= _MAX_TIME_CHARS))
@@ -124,6 +162,23 @@ def cell_classes(cells: pd.Series) -> tuple[np.ndarray, pd.Series]:
     counts["token"], counts["words"] = int((~spaced).sum()), int((spaced & ~long).sum())
     counts["long text"] = int(long.sum())
     return np.array([counts[c] for c in CLASSES], dtype=np.int64), words
+
+
+def fraction_class(cell: str) -> str:
+    """The decimals class of one fraction cell (stripped text of a finite number that is not
+    whole): its decimals (``cell_decimals``, at least 1: a fraction writes one), capped into
+    the last class. A function of the cell alone (sensitivity: module docstring)."""
+    places = max(cell_decimals(cell) or 1, 1)
+    return FRACTION_CLASSES[min(places, len(FRACTION_CLASSES)) - 1]
+
+
+def fraction_counts(fractions: pd.Series) -> dict[str, int]:
+    """How many of ``fractions`` (stripped text of non-whole finite numbers) fall in each of
+    FRACTION_CLASSES: each distinct text classed once, its cells counted."""
+    counts = dict.fromkeys(FRACTION_CLASSES, 0)
+    for cell, count in fractions.value_counts().items():
+        counts[fraction_class(cell)] += int(count)
+    return counts
 
 
 def class_counts(cells: pd.Series) -> np.ndarray:
@@ -144,15 +199,51 @@ def singletons(counts: Counter) -> int:
     return sum(1 for count in counts.values() if count == 1)
 
 
+def fraction_noise(columns: int) -> float:
+    """The multiple z of one count's σ a decimals class must clear (module docstring): the
+    chance that any of the ``columns`` auto columns' noise-only decimals classes clears it is at
+    most KIND_ERROR (union bound, with the Gaussian tail: the discrete Gaussian's is the same to
+    close approximation at the kind step's σ, tens of rows). Public: the number of auto
+    columns only."""
+    tests = max(int(columns), 1) * len(FRACTION_CLASSES)
+    return NormalDist().inv_cdf(1.0 - KIND_ERROR / tests)
+
+
+def cleared_decimals(noisy: np.ndarray, sigma: float, columns: int = 1) -> list[int]:
+    """The indexes (0 for 1 decimal, …, DECIMAL_CAP for more) of the decimals classes whose noisy
+    count (``noisy``: the class histogram in CLASSES order, σ ``sigma`` per count) clears
+    ``fraction_noise(columns)``·σ. Post-processing only."""
+    counts = dict(zip(CLASSES, np.asarray(noisy, dtype=float), strict=True))
+    bar = fraction_noise(columns) * sigma
+    return [i for i, label in enumerate(FRACTION_CLASSES) if counts[label] > bar]
+
+
+def number_cells(noisy: np.ndarray, sigma: float, columns: int = 1) -> tuple[float, float]:
+    """The noisy count of a column's number cells and its σ: whole (clipped at 0) plus the
+    decimals classes that clear ``fraction_noise(columns)``·σ (``cleared_decimals``), the others
+    read as 0 (noise-only classes clear it with probability ≤ KIND_ERROR a run). Summed whole,
+    the DECIMAL_CAP + 1 classes would carry σ·√(DECIMAL_CAP + 2) and, clipped one by one, ~2.8σ
+    of noise-only fractions: a continuous column then lost its numbers to a noisy date format
+    or text in 6 of 200 College draws. Post-processing only."""
+    counts = np.asarray(noisy, dtype=float)
+    kept = [counts[CLASSES.index(FRACTION_CLASSES[i])] for i in cleared_decimals(counts, sigma,
+                                                                                 columns)]
+    whole = max(float(counts[CLASSES.index("whole")]), 0.0)
+    return whole + float(sum(kept)), sigma * math.sqrt(1 + len(kept))
+
+
 def decide(noisy: np.ndarray, sigma: float, noisy_singletons: float = 0.0,
-           singleton_sigma: float | None = None) -> str:
+           singleton_sigma: float | None = None, columns: int = 1) -> str:
     """The kind read from one column's noisy class counts (``noisy``, in CLASSES order), their
     noise scale ``sigma`` and its noisy singleton count (scale ``singleton_sigma``, default
-    ``sigma``): post-processing only (the module docstring gives the rule). A date/datetime
-    decision is returned as its TimeFormat label."""
-    counts = dict(zip(CLASSES, np.maximum(np.asarray(noisy, dtype=float), 0.0), strict=True))
+    ``sigma``); ``columns``: the run's number of auto columns (public; ``fraction_noise``).
+    Post-processing only (the module docstring gives the rule). A date/datetime decision is
+    returned as its TimeFormat label."""
+    raw = dict(zip(CLASSES, np.asarray(noisy, dtype=float), strict=True))
+    counts = {label: max(count, 0.0) for label, count in raw.items()}
     text = sum(counts[c] for c in TEXT_CLASSES)
-    numbers = sum(counts[c] for c in NUMBER_CLASSES)
+    fractions = number_cells(noisy, sigma, columns)[0] - counts["whole"]
+    numbers = fractions + counts["whole"]
     best = max(TIME_FORMATS, key=lambda f: counts[f.label])
     if counts[best.label] > max(text, numbers):
         return best.label
@@ -165,18 +256,29 @@ def decide(noisy: np.ndarray, sigma: float, noisy_singletons: float = 0.0,
             tokens = counts["token"] > text / 2
             return "id" if tokens and unique >= ID_SHARE * text else "text"
         return "categorical"
-    fraction = counts["fraction"]
-    if fraction > max(FRACTION_SHARE * numbers, FRACTION_NOISE * sigma):
+    if fractions > 0 and fractions > FRACTION_SHARE * numbers:
         return "continuous"
     return "integer"
 
 
-def decided_column(name: str, kind: str) -> dict:
+def decide_precision(noisy: np.ndarray, sigma: float, columns: int = 1) -> int | None:
+    """A column decided continuous: the decimals its values are released with, the largest d
+    whose decimals class clears ``fraction_noise(columns)``·σ (``cleared_decimals``); None (full
+    float precision) when the class of more than DECIMAL_CAP decimals clears it, or none does.
+    Post-processing of the noisy class counts only (module docstring: the rule and its costs)."""
+    cleared = cleared_decimals(noisy, sigma, columns)
+    if not cleared or cleared[-1] == DECIMAL_CAP:
+        return None
+    return cleared[-1] + 1
+
+
+def decided_column(name: str, kind: str, precision: int | None = None) -> dict:
     """The schema entry of auto column ``name`` decided ``kind``: its domain is then found under
     DP (no bounds, no categories), and cells that do not fit the kind are read as missing. A
     text column is released empty; an id column as fresh keys of the public default format
     (synthpriv.ids: no key is read, so no shape is learnt from the data) and its keys are not
-    checked for repeats (a refusal would turn on one row; they are never read)."""
+    checked for repeats (a refusal would turn on one row; they are never read). A continuous
+    column carries its ``precision`` (``decide_precision``: a DP output) when one is decided."""
     time_format = next((f for f in TIME_FORMATS if f.label == kind), None)
     if time_format is not None:
         entry = {"name": name, "kind": time_format.kind, "missing": True, "coerce": True}
@@ -191,5 +293,8 @@ def decided_column(name: str, kind: str) -> dict:
         return {"name": name, "kind": "text"}
     if kind == "id":
         return {"name": name, "kind": "id", "missing": True, "refuse_repeats": False}
-    return {"name": name, "kind": kind, "missing": True, "coerce": True}
+    entry = {"name": name, "kind": kind, "missing": True, "coerce": True}
+    if kind == "continuous" and precision is not None:
+        entry["precision"] = precision
+    return entry
 

@@ -72,18 +72,18 @@ def test_the_safe_draft_is_one_file_for_neighbouring_tables(tmp_path: Path) -> N
 def test_class_counts_sort_cells_into_text_fraction_and_whole() -> None:
     cells = pd.Series(["1", "2.5", " 3 ", "abc", "", np.nan, "NA", "inf", "1e3", "-0.25", "n/a"])
     counts = dict(zip(CLASSES, class_counts(cells).tolist(), strict=True))
-    assert {c: n for c, n in counts.items() if n} == {"token": 2, "fraction": 2, "whole": 3}
+    assert {c: n for c, n in counts.items() if n} == {"token": 2, "1 decimal": 1,
+                                                      "2 decimals": 1, "whole": 3}
 
 
-def test_class_histogram_has_l2_sensitivity_one_by_brute_force() -> None:
-    """Every neighbour of a small column (a row removed, or one of many cells added) moves its
-    class counts by exactly 0 or 1 in L2; replace-one by at most √2."""
-    column = pd.Series(["1", "2.5", "x", "", "NA", "7", "7", "0.1"])
-    candidates = ["", "NA", "3", "3.5", "-4", "word", "1e308", "1e999", " 2 "]
+def assert_class_sensitivity_one(column: pd.Series, candidates: list[str]) -> None:
+    """Brute force: every neighbour of ``column`` (a row removed, or one of ``candidates``
+    added) moves its class counts by exactly 0 or 1 in L2; replace-one by at most √2."""
     counts = class_counts(column)
     moves = [np.linalg.norm(class_counts(column.drop(index=i)) - counts)
              for i in range(len(column))]
-    moves += [np.linalg.norm(class_counts(pd.concat([column, pd.Series([c])])) - counts)
+    moves += [np.linalg.norm(class_counts(pd.concat([column, pd.Series([c])],
+                                                    ignore_index=True)) - counts)
               for c in candidates]
     assert set(np.round(moves, 12)) <= {0.0, 1.0} and max(moves) == 1.0
     replaced = [np.linalg.norm(class_counts(column.where(column.index != i, c)) - counts)
@@ -91,9 +91,18 @@ def test_class_histogram_has_l2_sensitivity_one_by_brute_force() -> None:
     assert max(replaced) == pytest.approx(histogram_l2_sensitivity("replace_one"))
 
 
+def test_class_histogram_has_l2_sensitivity_one_by_brute_force() -> None:
+    """Every neighbour of a small column (a row removed, or one of many cells added) moves its
+    class counts by exactly 0 or 1 in L2; replace-one by at most √2."""
+    assert_class_sensitivity_one(
+        pd.Series(["1", "2.5", "x", "", "NA", "7", "7", "0.1"]),
+        ["", "NA", "3", "3.5", "-4", "word", "1e308", "1e999", " 2 "])
+
+
 def _noisy(text: float = 0, fraction: float = 0, whole: float = 0, **others: float) -> np.ndarray:
-    """A noisy class histogram in CLASSES order (``text`` as tokens; others by class label)."""
-    counts = dict.fromkeys(CLASSES, 0.0) | {"token": text, "fraction": fraction, "whole": whole}
+    """A noisy class histogram in CLASSES order (``text`` as tokens, ``fraction`` as cells of 1
+    decimal; others by class label)."""
+    counts = dict.fromkeys(CLASSES, 0.0) | {"token": text, "1 decimal": fraction, "whole": whole}
     for label, count in others.items():
         counts[label.replace("_", " ")] = count
     return np.array([counts[c] for c in CLASSES])
@@ -103,10 +112,11 @@ def _noisy(text: float = 0, fraction: float = 0, whole: float = 0, **others: flo
     ((300, 0, 0), 10.0, "categorical"),
     ((150, 0, 149), 10.0, "categorical"),  # ties and majorities of text: categorical
     ((149, 0, 150), 10.0, "integer"),
-    ((0, 20, 480), 10.0, "integer"),       # 4 % fractions: below the 5 % share
-    ((0, 40, 460), 10.0, "continuous"),    # 8 % and above 3σ
-    ((0, 40, 460), 20.0, "integer"),       # 8 % but within 3σ of zero
-    ((-30, 5, -2), 10.0, "integer"),       # negative noisy counts read as 0
+    ((0, 20, 480), 10.0, "integer"),       # 4 %: below the 5 % share and z·σ (z = 3.63)
+    ((0, 40, 460), 10.0, "continuous"),    # 8 % and above z·σ
+    ((0, 40, 460), 20.0, "integer"),       # 8 % but within z·σ of zero
+    ((0, 400, 9600), 10.0, "integer"),     # above z·σ but 4 %: the share rule
+    ((-30, -2, 5), 10.0, "integer"),       # negative noisy counts read as 0
     ((0, 0, 0), 10.0, "categorical"),      # nothing above the noise
 ])
 def test_the_decision_rule(noisy: tuple, sigma: float, kind: str) -> None:
@@ -186,8 +196,7 @@ def test_neighbouring_tables_both_release_with_the_same_kinds(tmp_path: Path) ->
     ``40,Paris,512.5`` both release (the fraction in a column decided integer is rounded, not
     refused) and both manifests record the kinds decided (clear at ε = 1 with 500 rows).
     Seeded: unseeded, an integer column with no fraction reads as continuous at the kind rule's
-    stated rate (Φ(−3) ≈ 0.13 % a column and run, kinds.FRACTION_NOISE), about one run in 200
-    here (2 columns, 2 runs; tests/test_auto_kinds.py measured the rule's noise, as planned)."""
+    stated rate (at most kinds.KIND_ERROR = 0.1 % a run, tests/test_precision.py)."""
     table = _table()[["age", "city", "income"]]
     neighbour = pd.concat([table, pd.DataFrame({"age": [40], "city": ["Paris"],
                                                 "income": [512.5]})])

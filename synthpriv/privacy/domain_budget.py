@@ -8,15 +8,17 @@ k/(2z²) zCDP, so z = √(k/(2ρ)). Category discovery adds, per column, the δ 
 
 A column of kind ``auto`` adds ``KIND_STATISTICS`` = 2 statistics (synthpriv.kinds), each at
 ``KIND_NOISE_FACTOR`` times the noise: the histogram of its cell classes (sensitivity Δ₂, each
-cell in one class) and its count of singletons (text cells whose value occurs once; sensitivity
-``singleton_sensitivity``: 1 under add/remove, 2 under replace-one). A kind needs shares, not
-counts, so each costs 1/KIND_NOISE_FACTOR² of a domain histogram. With k_a such columns,
-ρ = (k + 2·k_a/F²)/(2z²). Each auto column then needs a domain histogram too (bounds or
-categories, whichever kind it is decided; none when it is decided text or id: its weight then
-goes to the columns decided categorical, see "Reallocation" below): it counts among the k, and
-among the columns whose discovery threshold takes a share of δ (it may be decided categorical).
-A person-level bound k (several rows per person) multiplies ``histogram_l2_sensitivity`` and
-``singleton_sensitivity``: those two functions are the one place to change.
+cell in one class, a function of its own text: the fractions' decimals classes that decide a
+continuous column's precision add classes, not ρ) and its count of singletons (text cells whose
+value occurs once; sensitivity ``singleton_sensitivity``: 1 under add/remove, 2 under
+replace-one). A kind needs shares, not counts, so each costs 1/KIND_NOISE_FACTOR² of a domain
+histogram. With k_a such columns, ρ = (k + 2·k_a/F²)/(2z²). Each auto column then needs a domain
+histogram too (bounds or categories, whichever kind it is decided; none when it is decided text
+or id: its weight then goes to the columns decided categorical, see "Reallocation" below): it
+counts among the k, and among the columns whose discovery threshold takes a share of δ (it may
+be decided categorical). A person-level bound k (several rows per person) multiplies
+``histogram_l2_sensitivity`` and ``singleton_sensitivity``: those two functions are the one
+place to change.
 
 Heap discovery. Each auto column and each numeric column whose bounds are bought (not date or
 datetime: ``heaps``) adds one histogram of its exact values (sensitivity Δ₂, each row in one
@@ -159,7 +161,8 @@ def plan_domain_noise(
         singleton_sigma = kind_multiplier * singleton_sensitivity(neighbouring, rows_per_person)
         events += [
             DiscreteGaussianEvent(kind_multiplier, len(kinds), label="DP kinds (cell class "
-                                  "counts: text/number/date formats) of " + ", ".join(kinds)),
+                                  "counts: text/number decimals/date formats) of "
+                                  + ", ".join(kinds)),
             DiscreteGaussianEvent(kind_multiplier, len(kinds), label="DP kinds (singleton "
                                   "counts: near-unique text and ids) of " + ", ".join(kinds))]
     threshold, per_column = None, 0.0
