@@ -87,8 +87,16 @@ def test_a_run_reads_with_the_config_delimiter_else_names_the_key(tmp_path: Path
     config = _job(tmp_path, data, None, evaluation={"enabled": False})
     with pytest.raises(DataError, match=r'seems to use .\\t.\. Set data.delimiter: "\\t"'):
         run_job(load_job(config))
-    run_job(load_job(_job(tmp_path, data, "tab", evaluation={"enabled": False})))
+    tab = _job(tmp_path, data, "tab", evaluation={"enabled": False})
+    run_job(load_job(tab))
     assert len(pd.read_csv(tmp_path / "out" / "synthetic.csv")) > 0
+    config = yaml.safe_load(tab.read_text())
+    config["data"]["holdout"] = data.name  # the holdout is read with data.delimiter too
+    tab.write_text(yaml.safe_dump(config))
+    job = load_job(tab)
+    pd.testing.assert_frame_equal(read_input(job.holdout_path, job.schema),
+                                  read_input(job.data_path, job.schema))
+    assert list(read_input(job.holdout_path, job.schema).columns) == ["group", "age", "score"]
 
 
 @pytest.mark.parametrize(("header", "found"), [
