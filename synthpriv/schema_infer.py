@@ -27,7 +27,7 @@ from synthpriv.table import (
     delimiter_of,
     duplicate_header_message,
     frame_cells,
-    header_delimiters,
+    header_delimiter,
     header_names,
     refuse_other_delimiter,
     written_and_resolved,
@@ -122,11 +122,8 @@ def file_delimiter(path: Path, delimiter: str | None) -> tuple[Path, list[str]]:
     if is_parquet(path):
         return path, []
     how = "given by --delimiter"
-    if delimiter is None:
-        found = header_delimiters(table_header(path))
-        if len(found) != 1:  # several: refused by the header check, which names --delimiter
-            return path, []
-        delimiter, how = found[0], "detected from the header, which has no comma"
+    if delimiter is None:  # several found: refused by the header check, naming --delimiter
+        delimiter, how = header_delimiter(table_header(path)), "detected from the header"
     if delimiter == ",":
         return path, []
     return delimited(path, delimiter), [

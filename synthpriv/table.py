@@ -346,6 +346,13 @@ def header_delimiters(header: list[str]) -> list[str]:
     return [d for d in OTHER_DELIMITERS if d in header[0]] if len(header) == 1 else []
 
 
+def header_delimiter(header: list[str]) -> str:
+    """The delimiter a header read with ',' (``header``) shows: ',' unless it is one column
+    holding exactly one of tab, ';' and '|' (then that one). Reads the header only (public)."""
+    found = header_delimiters(header)
+    return found[0] if len(found) == 1 else ","
+
+
 def refuse_other_delimiter(header: list[str], path: Path) -> None:
     """Refuse a header that is one column holding a tab, ';' or '|': a file separated by another
     delimiter than the one it is read with, read as one column. The header is public (the safe
