@@ -72,7 +72,7 @@ def infer_schema(source: str | Path | pd.DataFrame, safe: bool = False,
     otherwise (``file_delimiter``). A note gives the job config's data.delimiter line.
     """
     if isinstance(source, pd.DataFrame):
-        path = Path("the DataFrame")
+        path, delimiter_notes = Path("the DataFrame"), []
         if safe:
             return _safe_columns(header_names([str(c) for c in source.columns]), path)
         raw = frame_cells(source)
