@@ -41,6 +41,7 @@ only: none of these tables is held out.
 from __future__ import annotations
 
 import argparse
+import csv
 import io
 import json
 import re
@@ -62,6 +63,7 @@ from synthpriv.config import load_job  # noqa: E402
 from synthpriv.evaluation.values import copied_values, value_fidelity  # noqa: E402
 from synthpriv.runner import run_job  # noqa: E402
 from synthpriv.schema_infer import infer_schema, schema_yaml  # noqa: E402
+from synthpriv.table import header_delimiter  # noqa: E402
 
 CHECKS = ("refused", "dropped", "leak", "missing", "not_number", "negative", "date_format",
           "fake_spike", "lost_spike", "outside", "integer_float", "decimals")
@@ -85,13 +87,15 @@ class Problem:
 
 
 def released(text: str, folder: Path, epsilon: float = 1.0, seed: int = 0) -> tuple[pd.DataFrame, dict]:
-    """The default release of the CSV ``text``: safe draft, default recipe, ε; its cells (text)
-    and the run's resolved schema (the manifest's). Raises what the run raises."""
+    """The default release of the CSV ``text``: safe draft (its delimiter detected from the
+    header, as ``schema infer`` does, and written as data.delimiter), default recipe, ε; its
+    cells (text) and the run's resolved schema (the manifest's). Raises what the run raises."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "data.csv").write_text(text, encoding="utf-8")
     draft, notes = infer_schema(folder / "data.csv", safe=True)
     (folder / "schema.yaml").write_text(schema_yaml(draft, safe=True, notes=notes))
-    config = {"name": "sweep", "data": {"path": "data.csv", "schema": "schema.yaml"},
+    config = {"name": "sweep", "data": {"path": "data.csv", "schema": "schema.yaml",
+                                        "delimiter": text_delimiter(text)},
               "budget": {"epsilon": epsilon, "delta": 1e-6},
               "evaluation": {"enabled": False}, "output": {"dir": str(folder / "out")}, "seed": seed}
     (folder / "job.yaml").write_text(yaml.safe_dump(config))
@@ -101,9 +105,15 @@ def released(text: str, folder: Path, epsilon: float = 1.0, seed: int = 0) -> tu
     return cells, manifest["schema"]
 
 
-def read_cells(source: str | Path | io.StringIO) -> pd.DataFrame:
+def text_delimiter(text: str) -> str:
+    """The delimiter of the CSV ``text`` by ``schema infer``'s header-only rule."""
+    return header_delimiter(next(csv.reader(io.StringIO(text.lstrip("\ufeff"))), [""]))
+
+
+def read_cells(source: str | Path | io.StringIO, delimiter: str = ",") -> pd.DataFrame:
     """A CSV's cells as text, as a user's spreadsheet shows them (names stripped)."""
-    frame = pd.read_csv(source, dtype=str, keep_default_na=False, encoding="utf-8-sig")
+    frame = pd.read_csv(source, dtype=str, keep_default_na=False, encoding="utf-8-sig",
+                        sep=delimiter)
     return frame.rename(columns=lambda c: c.strip())
 
 
@@ -228,13 +238,14 @@ def _alarm(signum: int, frame: object) -> None:
 def sweep_table(name: str, text: str, max_rows: int, timeout: int, epsilon: float = 1.0,
                 seed: int = 0) -> dict:
     """One table: its release and problems, run time, and how it was sampled."""
-    real = read_cells(io.StringIO(text))
-    note = ""
+    delimiter = text_delimiter(text)
+    real = read_cells(io.StringIO(text), delimiter)
+    note = "" if delimiter == "," else f"delimiter {delimiter!r}"
     if len(real) > max_rows:
         real = real.sample(n=max_rows, random_state=seed).reset_index(drop=True)
-        note = f"subsampled {max_rows} rows"
+        note = f"{note}, subsampled {max_rows} rows".lstrip(", ")
         buffer = io.StringIO()
-        real.to_csv(buffer, index=False)
+        real.to_csv(buffer, index=False, sep=delimiter)
         text = buffer.getvalue()
     start = time.perf_counter()
     problems: list[Problem] = []
@@ -268,7 +279,7 @@ def summary_table(results: list[dict]) -> str:
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for result in results:
         counts = _per_class(result["problems"])
-        rows = f"{result['rows']}" + (" (sub)" if result["note"] else "")
+        rows = f"{result['rows']}" + (" (sub)" if "subsampled" in result["note"] else "")
         lines.append("| " + " | ".join([result["table"], rows, str(result["columns"]),
                                         f"{result['seconds']:.0f}",
                                         *[str(counts.get(c, "")) for c in CHECKS]]) + " |")

@@ -33,6 +33,8 @@ from synthpriv.errors import DataError
 from synthpriv.schema import Schema
 from synthpriv.table import (
     _check_header,
+    as_path,
+    delimiter_of,
     empty_file_error,
     header_names,
     no_rows_error,
@@ -55,7 +57,7 @@ def read_input(path: str | Path, schema: Schema, chunk_rows: int | None = None) 
     """The whole table at ``path``, CSV or Parquet (by suffix), checked against ``schema``: the
     one reader for a table read whole (hold-back, sweep, evaluation, the Python API). CSV goes
     through ``read_table``; Parquet through the chunked reader, with the same rules."""
-    path = Path(path)
+    path = as_path(path)
     if not is_parquet(path):
         return read_table(path, schema)
     return pd.concat(list(iter_chunks(path, schema, chunk_rows)), ignore_index=True)
@@ -71,7 +73,7 @@ def iter_chunks(
     Raises the DataError ``read_table`` raises for the same defect; a defect is found when the
     chunk holding it is read, so earlier chunks may already have been yielded.
     """
-    path = Path(path)
+    path = as_path(path)
     if not (yield from _checked(iter_raw(path, schema, chunk_rows), schema, path, first_row=1)):
         raise no_rows_error(path)
 
@@ -83,7 +85,7 @@ def iter_raw(
     rows at a time, columns named as in the file: for a reader that parses only some rows
     (``parse_rows``), e.g. the evaluation's random sample. The header is checked; the cells are
     not (``iter_chunks`` checks every row)."""
-    path = Path(path)
+    path = as_path(path)
     chunk_rows = resolve_chunk_rows(chunk_rows, schema)
     use_returning_memory_pool()
     batches = _parquet_batches(path, schema, chunk_rows) if is_parquet(path) else _csv_batches(
@@ -98,7 +100,7 @@ def parse_rows(
     positions, as ``iter_raw`` counts them) parsed and checked as ``iter_chunks`` does, indexed
     by position. On a defect, the file is read again in order so that the error names the first
     bad row as ``read_table`` would (rows not among ``positions`` may hold it)."""
-    path = Path(path)
+    path = as_path(path)
     frame = raw.to_pandas()
     frame.index = pd.Index(np.asarray(positions, dtype=np.int64))
     try:
@@ -136,7 +138,7 @@ def resolve_chunk_rows(chunk_rows: int | None, schema: Schema) -> int:
 
 def file_header(path: str | Path, schema: Schema) -> list[str]:
     """The column names of the table at ``path`` in file order, checked against the schema."""
-    path = Path(path)
+    path = as_path(path)
     names = table_header(path)
     _check_header(names, schema, path)
     return names
@@ -174,7 +176,7 @@ def csv_header(path: Path) -> list[str]:
     with open_binary(path) as handle:
         text = io.TextIOWrapper(handle, encoding="utf-8-sig", newline="")
         try:
-            for row in csv.reader(text):
+            for row in csv.reader(text, delimiter=delimiter_of(path)):
                 if row:
                     if not "".join(row).strip() and not text.read(1 << 16).strip():
                         raise empty_file_error(path)
@@ -190,7 +192,7 @@ def _csv_batches(path: Path, schema: Schema) -> Iterator[pa.RecordBatch]:
     _check_header(names, schema, path)
     options = {
         "read_options": pacsv.ReadOptions(block_size=BLOCK_BYTES, use_threads=False),
-        "parse_options": pacsv.ParseOptions(newlines_in_values=True),
+        "parse_options": pacsv.ParseOptions(delimiter=delimiter_of(path), newlines_in_values=True),
         "convert_options": pacsv.ConvertOptions(
             column_types={name: pa.string() for name in header},
             strings_can_be_null=False, quoted_strings_can_be_null=False,
@@ -223,7 +225,7 @@ def _raise_structure_error(path: Path, fields: int) -> None:
         raise not_utf8_error(path, offset)
     with open_binary(path) as handle:
         text = io.TextIOWrapper(handle, encoding="utf-8-sig", newline="")
-        rows = (row for row in csv.reader(text) if row)
+        rows = (row for row in csv.reader(text, delimiter=delimiter_of(path)) if row)
         next(rows)
         for number, row in enumerate(rows, start=1):
             if len(row) != fields:
@@ -308,7 +310,7 @@ def iter_parquet_part(
 ) -> Iterator[pd.DataFrame]:
     """Checked chunks of some row groups of a Parquet file whose first row is the file's
     ``first_row``-th (so errors name global rows): one partition of a distributed count."""
-    path = Path(path)
+    path = as_path(path)
     chunk_rows = resolve_chunk_rows(chunk_rows, schema)
     use_returning_memory_pool()
     batches = _parquet_batches(path, schema, chunk_rows, row_groups)

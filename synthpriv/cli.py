@@ -145,10 +145,13 @@ def print_evaluation(report: dict, files: dict[str, Path], seconds: float) -> No
 
 def command_evaluate(args: argparse.Namespace) -> int:
     from synthpriv.evaluation.job import evaluate_files
+    from synthpriv.table import delimited
 
     started = time.perf_counter()
+    real = delimited(args.real, args.delimiter)
+    holdout = None if args.holdout is None else delimited(args.holdout, args.delimiter)
     evaluation = evaluate_files(
-        args.real, args.synthetic, args.schema, holdout=args.holdout, target=args.target,
+        real, args.synthetic, args.schema, holdout=holdout, target=args.target,
         out=args.out, controls=args.controls, anonymeter=not args.no_anonymeter,
     )
     print_evaluation(evaluation.report, evaluation.files, time.perf_counter() - started)
@@ -214,11 +217,21 @@ def command_query(args: argparse.Namespace) -> int:
     return 0
 
 
+def _delimiter(value: str) -> str:
+    """--delimiter's value: one character or 'tab' (``table.parse_delimiter``)."""
+    from synthpriv.table import parse_delimiter
+
+    try:
+        return parse_delimiter(value, "--delimiter")
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def command_schema_infer(args: argparse.Namespace) -> int:
     from synthpriv.schema_infer import SAFE_HEADER, WARNING, infer_schema, schema_yaml
 
     safe = not args.from_data
-    schema, notes = infer_schema(args.data, safe=safe)
+    schema, notes = infer_schema(args.data, safe=safe, delimiter=args.delimiter)
     print(SAFE_HEADER if safe else WARNING, file=sys.stderr)
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
@@ -289,6 +302,10 @@ def parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--synthetic", type=Path, required=True, help="the synthetic table")
     evaluate.add_argument("--holdout", type=Path, help="real rows not used for training (non-members)")
     evaluate.add_argument("--schema", type=Path, required=True, help="schema YAML of the tables")
+    evaluate.add_argument(
+        "--delimiter", type=_delimiter, default=",",
+        help="the character separating the fields of --real and --holdout (as the job's "
+        "data.delimiter): ',' (default), ';', '|' or 'tab'; --synthetic is read comma-separated")
     evaluate.add_argument("--target", help="column to predict for train-synthetic/test-real")
     evaluate.add_argument("--out", type=Path, help="report folder (default: <synthetic>.evaluation)")
     evaluate.add_argument("--controls", default="identity,gaussian_copula",
@@ -331,6 +348,11 @@ def parser() -> argparse.ArgumentParser:
         "infer", help="draft a schema from a CSV or Parquet file: by default from its header "
         "only (safe to keep); --from-data reads the cells (NOT private: review it)")
     infer.add_argument("data", type=Path)
+    infer.add_argument(
+        "--delimiter", type=_delimiter, default=None,
+        help="the character separating the CSV's fields: ',', ';', '|' or 'tab'; default: ',' "
+        "unless the header has no comma and holds exactly one of tab, ';', '|' (the header only "
+        "is read to decide). The draft's notes give the job config's data.delimiter line")
     reading = infer.add_mutually_exclusive_group()
     reading.add_argument(
         "--safe", action="store_true",

@@ -28,6 +28,7 @@ from pydantic import (
 
 from synthpriv.errors import ConfigError, DataError, SchemaError, SynthprivError
 from synthpriv.schema import Schema, load_schema, parse_schema, safe_load_yaml, yaml_problem
+from synthpriv.table import delimited, parse_delimiter
 from synthpriv.validation import describe_validation_error
 
 
@@ -44,6 +45,11 @@ class DataConfig(_Strict):
     path: Path
     table_schema: Path | dict[str, Any] = Field(alias="schema")
     holdout: Path | None = None
+    delimiter: str = Field(
+        default=",", description="the one character separating the fields of data.path and "
+        "data.holdout (CSV): ',' (default), ';', '|' or a tab ('tab' or \"\\t\"). Public: the "
+        "file's format, read from the config, never from the rows",
+    )
     public_records: int | None = Field(default=None, ge=1)
     engine: Literal["local", "dask"] = Field(
         default="local",
@@ -75,6 +81,11 @@ class DataConfig(_Strict):
         "public_records the plan then says how much of the table bounding to rows_per_person "
         "drops at least",
     )
+
+    @field_validator("delimiter")
+    @classmethod
+    def _one_character(cls, delimiter: str) -> str:
+        return parse_delimiter(delimiter, "data.delimiter")
 
     @model_validator(mode="after")
     def _person_keys(self) -> DataConfig:
@@ -280,12 +291,15 @@ class Job:
 
     @property
     def data_path(self) -> Path:
-        return self.resolve(self.config.data.path)
+        """The input, carrying data.delimiter for every reader (``table.DelimitedPath``)."""
+        return delimited(self.resolve(self.config.data.path), self.config.data.delimiter)
 
     @property
     def holdout_path(self) -> Path | None:
+        """The holdout, read with the input's data.delimiter."""
         holdout = self.config.data.holdout
-        return None if holdout is None else self.resolve(holdout)
+        return None if holdout is None else delimited(self.resolve(holdout),
+                                                      self.config.data.delimiter)
 
     def output_dir(self, override: Path | None = None) -> Path:
         """``--out`` if given (relative to the current folder, as any command-line path), else

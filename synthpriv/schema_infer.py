@@ -16,14 +16,18 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from synthpriv.chunks import table_header
+from synthpriv.chunks import is_parquet, table_header
 from synthpriv.draft_columns import decimals, draft_column, plain
 from synthpriv.errors import DataError
 from synthpriv.public_lists import LISTS, suggested_lists, value_set
 from synthpriv.schema import repeated
 from synthpriv.table import (
+    delimited,
+    delimiter_name,
+    delimiter_of,
     duplicate_header_message,
     frame_cells,
+    header_delimiter,
     header_names,
     refuse_other_delimiter,
     written_and_resolved,
@@ -55,7 +59,8 @@ MAX_SOURCE_CATEGORIES = 100  # a derived column's source: a code list, not an id
 MIN_LIST_VALUES = 3  # a column whose name suggests no list is matched to one from 3 values seen
 
 
-def infer_schema(source: str | Path | pd.DataFrame, safe: bool = False) -> tuple[dict, list[str]]:
+def infer_schema(source: str | Path | pd.DataFrame, safe: bool = False,
+                 delimiter: str | None = None) -> tuple[dict, list[str]]:
     """A schema mapping drafted from the CSV at ``source`` (or a DataFrame, read as if written
     to CSV: ``table.check_frame``'s rule), and notes for the reviewer.
 
@@ -63,19 +68,22 @@ def infer_schema(source: str | Path | pd.DataFrame, safe: bool = False) -> tuple
     column (an empty header cell) is drafted as ``name: ''``, not as pandas' ``Unnamed: 0``.
     Category labels are kept as the cells write them (spaces included), as a run reads them.
     ``safe``: the header only, every column ``kind: auto`` (see the module docstring).
+    ``delimiter``: what separates a CSV's fields; None: ',' unless the header alone says
+    otherwise (``file_delimiter``). A note gives the job config's data.delimiter line.
     """
     if isinstance(source, pd.DataFrame):
-        path = Path("the DataFrame")
+        path, delimiter_notes = Path("the DataFrame"), []
         if safe:
             return _safe_columns(header_names([str(c) for c in source.columns]), path)
         raw = frame_cells(source)
     else:
-        path = Path(source)
+        path, delimiter_notes = file_delimiter(Path(source), delimiter)
         if safe:
-            return _safe_columns(table_header(path), path)
+            schema, notes = _safe_columns(table_header(path), path)
+            return schema, delimiter_notes + notes
         try:
             raw = pd.read_csv(path, header=None, dtype=str, keep_default_na=False,
-                              encoding="utf-8-sig")
+                              encoding="utf-8-sig", sep=delimiter_of(path))
         except FileNotFoundError:
             raise DataError(f"data file not found: {written_and_resolved(path)}") from None
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
@@ -86,7 +94,7 @@ def infer_schema(source: str | Path | pd.DataFrame, safe: bool = False) -> tuple
         raise DataError(duplicate_header_message(path, duplicated))
     table = raw.iloc[1:].reset_index(drop=True).set_axis(names, axis="columns")
     stripped = table.apply(lambda column: column.str.strip())  # numbers and missing cells
-    columns, notes = [], _header_notes(names)
+    columns, notes = [], delimiter_notes + _header_notes(names)
     for name in table.columns:
         entry, note = draft_column(name, table[name], stripped[name])
         columns.append(entry)
@@ -105,6 +113,26 @@ def infer_schema(source: str | Path | pd.DataFrame, safe: bool = False) -> tuple
     return schema, notes
 
 
+def file_delimiter(path: Path, delimiter: str | None) -> tuple[Path, list[str]]:
+    """``path`` marked with the delimiter to read it with (``table.delimited``), and the note
+    that tells the user the job config's line. ``delimiter`` None: detected from the HEADER
+    line only (public, so the safe draft stays private): a header with no comma (one column
+    read with ',') holding exactly one of tab, ';' and '|' is read with it; else ','. Parquet
+    files have no delimiter."""
+    if is_parquet(path):
+        return path, []
+    how = "given by --delimiter"
+    if delimiter is None:  # several found: refused by the header check, naming --delimiter
+        delimiter, how = header_delimiter(table_header(path)), "detected from the header"
+    if delimiter == ",":
+        return path, []
+    return delimited(path, delimiter), [
+        f"the file's fields are separated by {delimiter_name(delimiter)} ({how}): this draft "
+        "names its columns so. Put the line  delimiter: "
+        f"{delimiter_name(delimiter)}  under 'data:' in the job config, so the run reads the "
+        "file with it (the release is written comma-separated)."]
+
+
 def refuse_unmodelled(path: Path, columns: list[dict]) -> None:
     """A table none of whose columns can be modelled (all ids or text) has no draft a run could
     synthesise: refuse it here, with the likely cause (a file that is not comma-separated).
@@ -115,7 +143,8 @@ def refuse_unmodelled(path: Path, columns: list[dict]) -> None:
         return
     one = columns[0]["name"] if len(columns) == 1 else ""
     hint = (f" Its header is the one column '{one[:60]}': the file seems to separate fields with "
-            "spaces or another delimiter; synthpriv reads comma-separated files: convert it."
+            "spaces or another delimiter: set data.delimiter in the job config (and draft with "
+            "'synthpriv schema infer --delimiter'), or convert the file."
             if len(columns) == 1 and any(c in one for c in " ;\t|") else
             " Add a column to model, or declare public categories for one of them.")
     raise DataError(f"{path}: every column reads as an id or as free text, so there is nothing "

@@ -31,6 +31,58 @@ from synthpriv.schema import (
 
 MAX_SHOWN = 5
 MAX_VALUE_CHARS = 40
+OTHER_DELIMITERS = ("\t", ";", "|")  # the delimiters a header alone can reveal (schema infer)
+
+
+class DelimitedPath(type(Path())):  # type: ignore[misc]
+    """The path of an input CSV together with the one character that separates its fields
+    (``data.delimiter``; ``schema infer --delimiter``). Every reader of the input (``read_table``,
+    ``synthpriv.chunks``, the evaluation's samples, the dask workers) reads the delimiter from the
+    path it is given, so the one setting reaches them all; a plain ``Path`` (or a path derived
+    from this one) is comma-separated. Public: a fact about the file format, not about the rows."""
+
+    delimiter = ","
+
+    def __reduce__(self) -> tuple:  # a dask worker receives the delimiter with the path
+        return delimited, (str(self), self.delimiter)
+
+
+def delimited(path: str | Path, delimiter: str = ",") -> Path:
+    """``path`` read with ``delimiter``: a ``DelimitedPath``, or a plain ``Path`` for ','."""
+    if delimiter == ",":
+        return Path(path)
+    marked = DelimitedPath(path)
+    marked.delimiter = delimiter
+    return marked
+
+
+def as_path(path: str | Path) -> Path:
+    """``path`` as a Path, keeping a ``DelimitedPath``'s delimiter (``Path(path)`` would drop it)."""
+    return path if isinstance(path, Path) else Path(path)
+
+
+def delimiter_of(path: Path) -> str:
+    """The character separating the fields of the CSV at ``path`` (',' unless it says)."""
+    return getattr(path, "delimiter", ",")
+
+
+def parse_delimiter(value: str, key: str) -> str:
+    """The delimiter ``value`` written for ``key`` (data.delimiter, --delimiter): one character
+    other than a quote, a line break or a space, or 'tab' / '\\t' (as a shell or an unquoted
+    YAML value passes a tab). A ValueError naming ``key`` and the fix otherwise."""
+    if value in ("tab", "\\t"):
+        return "\t"
+    if len(value) != 1 or value in "\"\r\n ":
+        raise ValueError(
+            f"{key} must be one character that separates the fields, such as ',' (the default), "
+            f"';', '|' or a tab (write 'tab' or \"\\t\"); found {value!r}. Fix {key}.")
+    return value
+
+
+def delimiter_name(delimiter: str) -> str:
+    """``delimiter`` as a job config writes it, double-quoted ("\\t" for a tab: YAML reads the
+    escape only inside double quotes)."""
+    return '"\\t"' if delimiter == "\t" else f'"{delimiter}"'
 
 
 def _examples(values: pd.Series) -> list[str]:
@@ -47,8 +99,8 @@ def read_table(path: str | Path, schema: Schema) -> pd.DataFrame:
     schema does not list (unless its policy maps them to missing) and missing values where the
     schema says none may occur. A UTF-8 byte-order mark is accepted.
     """
-    path = Path(path)
-    reader = csv.reader(io.StringIO(_read_text(path)))
+    path = as_path(path)
+    reader = csv.reader(io.StringIO(_read_text(path)), delimiter=delimiter_of(path))
     rows = []
     try:
         for row in reader:
@@ -58,7 +110,8 @@ def read_table(path: str | Path, schema: Schema) -> pd.DataFrame:
         where = f"data row {len(rows)}" if rows else "the header"
         raise DataError(
             f"{path}: not a readable CSV at {where} (line {reader.line_num}): "
-            f"{error}. Check the quoting there; synthpriv reads standard comma-separated files."
+            f"{error}. Check the quoting there, and the delimiter (data.delimiter: "
+            f"{delimiter_name(delimiter_of(path))} now)."
         ) from None
     header = header_names(rows[0])
     _check_header(header, schema, path)
@@ -287,16 +340,31 @@ def duplicate_header_message(path: Path, duplicated: list[str]) -> str:
     return f"{path}: the header repeats column(s) {duplicated}; name each column once.{unnamed}"
 
 
+def header_delimiters(header: list[str]) -> list[str]:
+    """The other delimiters (tab, ';', '|') held by a header read as one column: what separates
+    the fields of a file read with the wrong delimiter. Reads the header only (public)."""
+    return [d for d in OTHER_DELIMITERS if d in header[0]] if len(header) == 1 else []
+
+
+def header_delimiter(header: list[str]) -> str:
+    """The delimiter a header read with ',' (``header``) shows: ',' unless it is one column
+    holding exactly one of tab, ';' and '|' (then that one). Reads the header only (public)."""
+    found = header_delimiters(header)
+    return found[0] if len(found) == 1 else ","
+
+
 def refuse_other_delimiter(header: list[str], path: Path) -> None:
     """Refuse a header that is one column holding a tab, ';' or '|': a file separated by another
-    delimiter, read as one column. The header is public (the safe draft reads it), so this
-    refusal reads nothing private."""
-    delimiter = next((d for d in (";", "\t", "|") if d in header[0]), None) if len(header) == 1 \
-        else None
-    if delimiter is not None:
+    delimiter than the one it is read with, read as one column. The header is public (the safe
+    draft reads it), so this refusal reads nothing private."""
+    found = header_delimiters(header)
+    if found:
+        shown = " or ".join(repr(d) for d in found)
         raise DataError(
-            f"{path}: the header is one column '{header[0][:60]}...'; the file seems to use "
-            f"{delimiter!r} as delimiter. synthpriv reads comma-separated files: convert it."
+            f"{path}: the header is one column '{header[0][:60]}...' when read with "
+            f"{delimiter_of(path)!r} as delimiter; the file seems to use {shown}. Set "
+            f"data.delimiter: {delimiter_name(found[0])} in the job config (and draft the schema "
+            f"with 'synthpriv schema infer --delimiter {delimiter_name(found[0])}')."
         )
 
 

@@ -92,7 +92,7 @@ def test_precision_reads_float_artefacts_short() -> None:
 
 def test_a_file_that_is_not_comma_separated_is_refused_by_the_draft(tmp_path: Path) -> None:
     (tmp_path / "t.csv").write_text("'OBS' 'GPA'\n1 2.66\n2 2.89\n")
-    with pytest.raises(DataError, match="comma-separated"):
+    with pytest.raises(DataError, match="another delimiter: set data.delimiter"):
         infer_schema(tmp_path / "t.csv")
 
 

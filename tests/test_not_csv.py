@@ -1,5 +1,5 @@
 """A file that is not comma-separated, under the default (safe) draft: refused with the cause and
-the fix, at ``schema infer`` when the public header shows another delimiter, else by the run when
+the fix, at ``schema infer`` when told ',' while the public header shows another delimiter, else by the run when
 its DP kind decision leaves nothing to model (statsmodels anes96, modechoice, E6_jmulti in the
 value sweep: the run crashed with the schema's "declare a column" though the user declared
 ``auto``)."""
@@ -31,12 +31,15 @@ def _safe_run(tmp_path: Path, text: str) -> None:
 
 
 @pytest.mark.parametrize("delimiter", ["\t", ";"])
-def test_the_safe_draft_refuses_a_header_of_one_column_with_another_delimiter(
+def test_the_safe_draft_told_comma_refuses_a_header_of_one_column_with_another_delimiter(
         tmp_path: Path, delimiter: str) -> None:
+    """Without --delimiter the draft detects it (tests/test_delimiters.py); told ',' it refuses,
+    naming the delimiter found and data.delimiter."""
     rows = "\n".join(delimiter.join(str(v) for v in (i, i % 7, i % 3)) for i in range(300))
     (tmp_path / "data.csv").write_text(delimiter.join(["a", "b", "c"]) + "\n" + rows + "\n")
-    with pytest.raises(DataError, match=f"{re.escape(repr(delimiter))} as delimiter.*comma-sep"):
-        infer_schema(tmp_path / "data.csv", safe=True)
+    with pytest.raises(DataError, match=f"seems to use {re.escape(repr(delimiter))}. Set "
+                                        "data.delimiter"):
+        infer_schema(tmp_path / "data.csv", safe=True, delimiter=",")
 
 
 def test_a_run_whose_dp_kinds_leave_nothing_to_model_says_why(tmp_path: Path) -> None:

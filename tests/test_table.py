@@ -47,7 +47,7 @@ def test_quoted_newlines_and_column_order_are_kept(tmp_path: Path) -> None:
         ("age,colour\n30,red\n", r"missing column\(s\) \['score'\]"),
         ("age,colour,score,extra\n30,red,0.5,1\n", r"not in the schema \['extra'\]"),
         ("age,colour,colour,score\n30,red,red,0.5\n", r"repeats column\(s\) \['colour'\]"),
-        ("age;colour;score\n30;red;0.5\n", r"';' as delimiter"),
+        ("age;colour;score\n30;red;0.5\n", r"seems to use ';'\. Set data\.delimiter"),
         (b"age,colour,score\n30,r\xe9d,0.5\n", r"not UTF-8"),
         ("", r"the file is empty"),
         ("age,colour,score\n", r"header but no rows"),

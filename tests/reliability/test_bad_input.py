@@ -25,7 +25,7 @@ BAD_CSV = [
     ("duplicated header", "age,city,income,city\n30,Paris,1,Paris\n",
      ["repeats column(s) ['city']", "name each column once"]),
     ("wrong delimiter", "age;city;income\n30;Paris;1\n",
-     ["seems to use ';' as delimiter", "comma-separated"]),
+     ["the file seems to use ';'", 'Set data.delimiter: ";" in the job config']),
     ("non-UTF-8 bytes", (HEADER + "30,Par\xe9s,1\n").encode("latin-1"),
      ["not UTF-8 (invalid byte at offset 22)", "Re-save the file as UTF-8"]),
     ("quoted newline in a value the schema lacks", HEADER + '30,"Pa\nris",1\n41,Lyon,2\n',
@@ -77,6 +77,8 @@ def test_bad_csv_gives_one_clear_message(cli_run, tmp_path: Path, csv, expected)
 
 
 BAD_CONFIG = [
+    ("delimiter of two characters", {"data": {"delimiter": ";;"}},
+     ["'data.delimiter'", "must be one character", "found ';;'", "Fix data.delimiter"]),
     ("misspelled key", {"budget": {"epsilom": 1.0, "delta": 1e-6}},
      ["unknown key 'budget.epsilom'. Did you mean 'epsilon'?"]),
     ("misspelled section", {"pipline": {"recipe": "independent"}},
