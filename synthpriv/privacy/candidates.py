@@ -1,4 +1,5 @@
-"""Heap discovery with named candidates: the noisy counts of values fixed before the counts are read.
+"""Heap and category discovery with named candidates: the noisy counts of values fixed before the
+counts are read (round values for heaps; public paired labels, ``PAIRED_LABELS``, for categories).
 
 Heap discovery (synthpriv.domain_stage) is Gaussian thresholding (``partition.noisy_selection``):
 every value present gets its exact count plus N_Z(0, σ_h²), and only the values passing T_h are
