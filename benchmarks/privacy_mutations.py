@@ -107,8 +107,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "the fine grid's shape (grid_shape) read from the exact bucket counts"),
     Mutation(
         "category-discovery-exact", "synthpriv/privacy/partition.py",
-        "return {v: int(n) for v, n in zip(values, noisy, strict=True) if n >= threshold}",
-        "return {v: int(n) for v, n in zip(values, exact, strict=True) if n >= threshold}",
+        "kept = {v: int(n) for v, n in zip(values, noisy, strict=True) if n >= threshold}",
+        "kept = {v: int(n) for v, n in zip(values, exact, strict=True) if n >= threshold}",
         ("tests/privacy/test_domain_randomness.py",),
         "categories kept by their exact count against the threshold"),
     Mutation(
@@ -338,12 +338,25 @@ MUTATIONS: tuple[Mutation, ...] = (
         "the released round counts (combined onto the round cells) are exact counts, not the "
         "heap histogram's noisy ones"),
     Mutation(
-        "round-candidates-noise-halved", "synthpriv/privacy/candidates.py",
+        "round-candidates-noise-halved", "synthpriv/privacy/partition.py",
         "noisy = exact + sample_discrete_gaussian(sigma, exact.shape, source)",
         "noisy = exact + sample_discrete_gaussian(sigma / 2, exact.shape, source)",
         ("tests/privacy/test_round_candidates.py",),
         "heap discovery's and the round candidates' counts noised at half the σ_h the ledger "
         "records"),
+    Mutation(
+        "paired-labels-without-partner", "synthpriv/privacy/candidates.py",
+        "if label not in kept and partner in kept and named[label] >= PARTNER_BAR * sigma:",
+        "if label not in kept and named[label] >= PARTNER_BAR * sigma:",
+        ("tests/privacy/test_paired_labels.py",),
+        "category discovery keeps a paired label at the partner's lower bar whether or not its "
+        "partner passed the threshold (26 labels at 2.5σ: fake Yes/No in a column of names)"),
+    Mutation(
+        "paired-labels-exact", "synthpriv/privacy/candidates.py",
+        "chosen = with_partners(kept, drawn, sigma)",
+        "chosen = with_partners(kept, {v: counts.get(v, 0) for v in drawn}, sigma)",
+        ("tests/privacy/test_paired_labels.py",),
+        "a paired label kept by its exact count against the partner's bar, not its noisy one"),
     Mutation(
         "heap-range-exact-buckets", "synthpriv/domain_stage.py",
         "found[name] = self._heap_bounds(schema.column(name), found[name], noisy, sigma,",
@@ -386,9 +399,9 @@ MUTATIONS: tuple[Mutation, ...] = (
         "the reported ε then depends on the kinds decided"),
     Mutation(
         "kept-rows-exact", "synthpriv/domain_stage.py",
-        "found[name] = self._categories(schema.column(name), kept, column_sigma)",
+        "found[name] = self._categories(schema.column(name), kept, column_sigma, bars)",
         "found[name] = self._categories(schema.column(name), {v: counter[v] for v in kept}, "
-        "column_sigma)",
+        "column_sigma, bars)",
         ("tests/marginals/test_missing_fold.py", "tests/marginals/test_discovery_counts.py"),
         "a discovered column's kept_rows (in the release's schema) summed from exact counts"),
     Mutation(

@@ -73,7 +73,7 @@ from synthpriv.privacy.bounds import (
     octave_shape,
     read_bounds,
 )
-from synthpriv.privacy.candidates import heap_selection
+from synthpriv.privacy.candidates import category_selection, heap_selection
 from synthpriv.privacy.domain_budget import (
     RealisedNoise,
     domain_share,
@@ -81,7 +81,6 @@ from synthpriv.privacy.domain_budget import (
     realised_domain_noise,
 )
 from synthpriv.privacy.mechanisms import discrete_gaussian_histogram
-from synthpriv.privacy.partition import noisy_selection
 from synthpriv.privacy.randomness import RandomSource
 from synthpriv.rounds import round_values
 from synthpriv.schema import (
@@ -254,8 +253,8 @@ class DomainStage(Stage):
             if name in self.kinds and realised.category_sigma is not None:  # reallocated
                 column_sigma, threshold = realised.category_sigma, realised.category_threshold
             self.thresholds[name] = threshold
-            kept = noisy_selection(counter, column_sigma, threshold, source)
-            found[name] = self._categories(schema.column(name), kept, column_sigma)
+            kept, bars = category_selection(counter, column_sigma, threshold, source)
+            found[name] = self._categories(schema.column(name), kept, column_sigma, bars)
             if name in self.present:
                 self.kept_shares[name] = kept_share(kept, self.present[name])
         named = {}  # per heap column, its round values named from its DP bounds and shape
@@ -376,17 +375,18 @@ class DomainStage(Stage):
         refuse_unmodelled(job.data_path, raw["columns"])
         return parse_schema(raw, f"{job.source}: the schema with its DP kinds")
 
-    def _categories(self, column: CategoricalColumn, kept: dict[str, int], sigma: float) -> dict:
+    def _categories(self, column: CategoricalColumn, kept: dict[str, int], sigma: float,
+                    bars: dict[str, float]) -> dict:
         """The kept values (``kept``: their noisy counts at ``sigma``) as categories, the ``other``
         label last (if declared); without one, values not kept are read as missing (if none is
         kept, the column is all missing) and ``kept_rows`` carries the kept values' rows (the sum
         of their noisy counts, σ·√k: a DP output) so the adaptive domain can tell a missing code
         holding dropped values' rows from one holding noise (marginals.compress). ``kept_counts``
         carries each kept value's noisy count, σ and threshold (DP outputs, released in the
-        manifest's schema) for the marginals stage to combine with its 1-way counts; the
+        manifest's schema) for the marginals stage to combine with its 1-way counts, with the bar
+        it was selected at (``bars``: the threshold, or a paired label's PARTNER_BAR·σ); the
         ``other`` label's cell holds more than its own count: none for it."""
-        threshold = float(self.thresholds[column.name])
-        counts = [{"count": float(c), "sigma": float(sigma), "threshold": threshold}
+        counts = [{"count": float(c), "sigma": float(sigma), "threshold": bars[v]}
                   if v != column.other else None for v, c in kept.items()]
         if column.other is not None:
             return {"categories": list(kept) + [column.other] * (column.other not in kept),
@@ -421,7 +421,7 @@ def heap_columns(schema: Schema) -> list[str]:
 def exact_values(values: pd.Series, column: NumericColumn) -> dict[float, int]:
     """How many cells of ``values`` hold each exact number (whole numbers for an integer
     column, as encoding reads them): the heap histogram's counts (sensitivity Δ₂: a row is in
-    one value). Never released; only ``noisy_selection`` reads them."""
+    one value). Never released; only ``category_selection`` reads them."""
     numbers = pd.to_numeric(values, errors="coerce").dropna()
     numbers = numbers[np.isfinite(numbers)]
     if column.kind == "integer":
@@ -455,7 +455,7 @@ def precision_within(precision: int, lower: float, upper: float) -> int | None:
 def heap_entries(heaps: dict[float, int], masses: list[float] | None,
                  sigma: float) -> list[dict] | None:
     """``heap_counts`` for the resolved column: each kept heap that became a point mass
-    (``masses``) with its noisy count and σ (DP outputs of ``noisy_selection``, released in the
+    (``masses``) with its noisy count and σ (DP outputs of ``category_selection``, released in the
     manifest's schema); None if none. Post-processing: no budget, no event."""
     entries = [{"value": float(v), "count": float(c), "sigma": float(sigma)}
                for v, c in heaps.items() if float(v) in (masses or ())]
@@ -512,7 +512,7 @@ def bucket_entries(column: NumericColumn, domain: dict, noisy: np.ndarray, sigma
 
 def kept_share(kept: dict[str, int], present: float) -> float:
     """The share of a column's non-empty cells its kept values hold, from DP outputs only: their
-    noisy counts (``noisy_selection``) over the noisy non-empty total ``present`` (the column's
+    noisy counts (``category_selection``) over the noisy non-empty total ``present`` (the column's
     kind histogram), clipped to [0, 1]. Noise: σ·√k above, kind σ·√len(CLASSES) below."""
     if present <= 0:
         return 0.0

@@ -1,4 +1,5 @@
-"""Heap discovery with named candidates: the noisy counts of values fixed before the counts are read.
+"""Heap and category discovery with named candidates: the noisy counts of values fixed before the
+counts are read (round values for heaps; public paired labels, ``PAIRED_LABELS``, for categories).
 
 Heap discovery (synthpriv.domain_stage) is Gaussian thresholding (``partition.noisy_selection``):
 every value present gets its exact count plus N_Z(0, σ_h²), and only the values passing T_h are
@@ -31,10 +32,25 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import numpy as np
-
-from synthpriv.privacy.discrete_gaussian import sample_discrete_gaussian
+from synthpriv.privacy.partition import named_selection
 from synthpriv.privacy.randomness import RandomSource
+
+# Category discovery's named candidates: the public pairs of labels a two-valued column is
+# written with (fixed in code, never read from a table). The same argument as the round values
+# above: each label gets a draw in the discovery histogram whether the column holds it or not,
+# so its noisy count needs no threshold. A label is kept when its partner passed the threshold
+# and its own noisy count reaches PARTNER_BAR·σ (``with_partners``): on a small table T is far
+# above the smaller half of a yes/no column (College, 622 rows: `Private` = No holds 172 rows,
+# under the discovery threshold in some runs, and the column was then released Yes or blank).
+PAIRED_LABELS: tuple[tuple[str, str], ...] = (
+    ("Yes", "No"), ("yes", "no"), ("YES", "NO"), ("Y", "N"), ("y", "n"),
+    ("True", "False"), ("true", "false"), ("TRUE", "FALSE"), ("T", "F"),
+    ("Male", "Female"), ("male", "female"), ("MALE", "FEMALE"), ("M", "F"),
+)
+# σ of the partner's own noisy count: the tail rule's bar (bounds.EXTEND_NOISE), a count the noise
+# alone reaches with probability Φ(−2.5) ≈ 0.6 % (a label the column never holds, kept beside its
+# partner: one fake category of ~σ rows). Arithmetic, not tuned on a table.
+PARTNER_BAR = 2.5
 
 
 def heap_selection(
@@ -48,12 +64,34 @@ def heap_selection(
     noisy count, passing or not). Privacy: the module docstring (the heap histogram's events;
     sensitivity Δ₂: a row is in one value). Without candidates, the same draws as
     ``noisy_selection``."""
-    named = sorted({float(v) for v in candidates})
-    values = sorted(set(counts) | set(named))
-    if any(counts[v] < 1 for v in counts):
-        raise ValueError("heap discovery takes the values present (counts ≥ 1) only")
-    exact = np.array([counts.get(v, 0) for v in values], dtype=np.int64)
-    noisy = exact + sample_discrete_gaussian(sigma, exact.shape, source)
-    drawn = dict(zip(values, (int(n) for n in noisy), strict=True))
-    kept = {v: n for v, n in drawn.items() if n >= threshold}
-    return kept, {v: drawn[v] for v in named}
+    return named_selection(counts, sorted({float(v) for v in candidates}), sigma, threshold,
+                           source)
+
+
+def category_selection(
+    counts: Mapping[str, int], sigma: float, threshold: int, source: RandomSource,
+) -> tuple[dict[str, int], dict[str, float]]:
+    """Category discovery over ``counts`` (a column's values present, exact counts ≥ 1) with the
+    PAIRED_LABELS as named candidates (one N_Z(0, σ²) draw per value of present ∪ labels):
+    (the values kept, in sorted order, with their noisy counts: those ≥ ``threshold`` and the
+    partners ``with_partners`` adds; the selection bar of each, T or PARTNER_BAR·σ). Privacy:
+    the module docstring's argument over the discovery histogram (its DiscreteGaussianEvent and
+    ThresholdEvent; sensitivity Δ₂); the partner rule is post-processing of its noisy counts."""
+    named = sorted({label for pair in PAIRED_LABELS for label in pair})
+    kept, drawn = named_selection(counts, named, sigma, threshold, source, key=str)
+    chosen = with_partners(kept, drawn, sigma)
+    bars = {v: float(threshold) if v in kept else PARTNER_BAR * sigma for v in chosen}
+    return chosen, bars
+
+
+def with_partners(kept: Mapping[str, int], named: Mapping[str, int], sigma: float
+                  ) -> dict[str, int]:
+    """``kept`` (the values that passed the threshold) plus each paired label whose partner is in
+    it and whose own noisy count (``named``) is ≥ PARTNER_BAR·σ, sorted. Post-processing."""
+    chosen = dict(kept)
+    for pair in PAIRED_LABELS:
+        for label, partner in (pair, pair[::-1]):
+            if label not in kept and partner in kept and named[label] >= PARTNER_BAR * sigma:
+                chosen[label] = named[label]
+    return dict(sorted(chosen.items(), key=lambda item: str(item[0])))
+

@@ -41,7 +41,8 @@ replace-one, δ_rest + (1 + e^ε)·k·P(Z ≥ T).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -119,12 +120,28 @@ def noisy_selection(
     releases the kept values' noisy counts: the DiscreteGaussianEvent covers them). Record
     DiscreteGaussianEvent(σ/Δ₂) and ThresholdEvent(selection_delta(σ, threshold, ...)) for it;
     values that fail, and their counts, are never released."""
-    values = sorted(counts)
-    exact = np.array([counts[v] for v in values], dtype=np.int64)
-    if (exact < 1).any():
+    return named_selection(counts, (), sigma, threshold, source)[0]
+
+
+def named_selection(
+    counts: Mapping[Hashable, int], named: Sequence[Hashable], sigma: float, threshold: int,
+    source: RandomSource, key: Callable[[Hashable], Any] | None = None,
+) -> tuple[dict, dict]:
+    """``noisy_selection`` over the values present ∪ ``named`` (values fixed before the counts
+    are read, from public figures or DP outputs, never from ``counts``), one draw each in
+    ``key`` order: (the values whose noisy count is ≥ ``threshold``; every named value's noisy
+    count, passing or not, a value absent from the table counted 0). A named value is noised on
+    both neighbouring tables, so its count needs no threshold and adds nothing to the
+    ThresholdEvent's δ; the histogram's sensitivity and events are ``noisy_selection``'s
+    (synthpriv.privacy.candidates says why)."""
+    if any(counts[v] < 1 for v in counts):
         raise ValueError("partition selection takes the values present (counts ≥ 1) only")
+    values = sorted(set(counts) | set(named), key=key)
+    exact = np.array([counts.get(v, 0) for v in values], dtype=np.int64)
     noisy = exact + sample_discrete_gaussian(sigma, exact.shape, source)
-    return {v: int(n) for v, n in zip(values, noisy, strict=True) if n >= threshold}
+    kept = {v: int(n) for v, n in zip(values, noisy, strict=True) if n >= threshold}
+    drawn = dict(zip(values, (int(n) for n in noisy), strict=True))
+    return kept, {v: drawn[v] for v in named}
 
 
 def select_partitions(
