@@ -56,8 +56,8 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=Path("/tmp/tailwin-work"))
     args = parser.parse_args()
     print("| table | column | draws (before/after) | clipped before: mean / worst | clipped after: "
-          "mean / worst | median upper before → after | draws moved |")
-    print("|---|---|---|---|---|---|---|")
+          "mean / worst | median upper before → after | draws moved | largest upper after / before |")
+    print("|---|---|---|---|---|---|---|---|")
     for table in args.tables.split(","):
         before = resolved_bounds(table, args.draws, args.work, False, args.rows)
         after = resolved_bounds(table, args.draws, args.work, True, args.rows)
@@ -75,7 +75,8 @@ def main() -> None:
             line.append(f"{uppers[0]:g} → {uppers[1]:g}")
             pairs = list(zip(before.get(name, []), after.get(name, []), strict=False))
             moved = sum(b != a for b, a in pairs)
-            line.append(f"{moved}/{len(pairs)}")
+            widest = max((a[1] / b[1] for b, a in pairs if b[1] > 0), default=float("nan"))
+            line += [f"{moved}/{len(pairs)}", f"{widest:g}"]
             print("| " + " | ".join(line) + " |", flush=True)
 
 
