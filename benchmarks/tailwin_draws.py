@@ -54,7 +54,12 @@ def main() -> None:
     parser.add_argument("draws", type=int)
     parser.add_argument("--rows", type=int, default=None, help="a seeded subsample of the train")
     parser.add_argument("--work", type=Path, default=Path("/tmp/tailwin-work"))
+    parser.add_argument("--false-tail", type=float, default=None,
+                        help="step 1e's per-side false rate instead of bounds.FALSE_TAIL")
     args = parser.parse_args()
+    if args.false_tail is not None:  # a what-if on the rate: the threshold is cached
+        bounds.FALSE_TAIL = args.false_tail
+        bounds.tail_threshold.cache_clear()
     print("| table | column | draws (before/after) | clipped before: mean / worst | clipped after: "
           "mean / worst | median upper before → after | draws moved | largest upper after / before |")
     print("|---|---|---|---|---|---|---|---|")
