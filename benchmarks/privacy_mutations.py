@@ -448,6 +448,28 @@ MUTATIONS: tuple[Mutation, ...] = (
         "step 1d's mirror test at the tail rule's 2.5σ√w: pure noise on the other sign passes "
         "at ≈ 4·Φ(−2.5) ≈ 2 %, so counts and amounts get negative bounds and values"),
     Mutation(
+        "bounds-tail-window-no-sqrt", "synthpriv/privacy/bounds.py",
+        "if window.sum() >= threshold * sigma * math.sqrt(w):",
+        "if window.sum() >= threshold * sigma:",
+        ("tests/privacy/test_bounds_tail_windows.py",),
+        "step 1e's tail windows tested at 2.87σ whatever their width: pure noise over 8 buckets "
+        "(σ√8 = 2.8σ) passes about one draw in six, so columns with no tail get bounds up to "
+        "256× wider"),
+    Mutation(
+        "bounds-tail-window-no-union", "synthpriv/privacy/bounds.py",
+        "return float(norm.isf(FALSE_TAIL / windows))",
+        "return float(norm.isf(FALSE_TAIL))",
+        ("tests/privacy/test_bounds_tail_windows.py",),
+        "step 1e's threshold without the union bound over the 3 windows of a side: pure noise "
+        "beyond a support passes above the stated FALSE_TAIL"),
+    Mutation(
+        "bounds-tail-window-off", "synthpriv/privacy/bounds.py",
+        "    return spread_tails(noisy, sigma, kept, middle)",
+        "    return kept",
+        ("tests/privacy/test_bounds_tail_windows.py",),
+        "step 1e skipped: a heavy tail spread over several octaves, each below 2.5σ, is cut by "
+        "the tail rule and clipped onto the upper bound"),
+    Mutation(
         "heap-counts-exact", "synthpriv/domain_stage.py",
         "found[name][\"heap_counts\"] = heap_entries(heaps, masses,",
         "found[name][\"heap_counts\"] = heap_entries({v: counter[v] for v in heaps}, masses,",

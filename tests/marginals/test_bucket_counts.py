@@ -204,18 +204,23 @@ def test_the_carried_bucket_counts_are_the_histograms_noisy_ones(tmp_path) -> No
     sigma = next(s for s in planned[0].stages if s.stage == "domain").noise["sigma"]
     grid = Buckets("integer")
     exact = grid.counts(table["x"].to_numpy(dtype=float))
-    errors = []
+    errors, widened = [], 0
     for seed in range(24):
         resolved, _ = resolve_domain(job, planned, Ledger("add_remove"),
                                      RandomSource.seeded(seed), [table])
         column = resolved.schema.column("x")
-        # [0, 1,023] and the guard's bucket beyond: every bucket inside carried, none selected
-        assert (column.lower, column.upper) == (0.0, 2047.0), (column.lower, column.upper)
-        assert [b.lower for b in column.bucket_counts] == [0] + [2 ** j for j in range(11)]
+        # [0, 1,023] and the guard's bucket beyond (further where the bounds' tail windows read
+        # the noise beyond as a tail, ≤ FALSE_TAIL ≈ 0.6 % of draws): every bucket inside
+        # carried, none selected
+        assert column.lower == 0.0 and column.upper >= 2047.0, (column.lower, column.upper)
+        widened += column.upper > 2047.0
+        top = int(np.log2(column.upper + 1))
+        assert [b.lower for b in column.bucket_counts] == [0] + [2 ** j for j in range(top)]
         for bucket in column.bucket_counts:
             assert bucket.sigma == pytest.approx(sigma)
             errors.append(bucket.count - exact[grid.index(np.array([bucket.lower]))[0]])
     assert_error_variance(np.asarray(errors), sigma ** 2, "carried bucket counts")
+    assert widened <= 2, f"bounds past [0, 2,047] in {widened} of 24 draws"
 
 
 def test_the_combined_zero_cell_carries_every_noise(monkeypatch) -> None:

@@ -15,6 +15,7 @@ from scipy.stats import norm
 from synthpriv.privacy.bounds import (
     CLIP_SHARE,
     EXTEND_NOISE,
+    FALSE_TAIL,
     Buckets,
     occupancy_threshold,
     read_bounds,
@@ -77,15 +78,18 @@ def test_each_bound_clips_at_most_the_stated_share_by_choice() -> None:
     buckets, sigma, draws = Buckets("continuous"), 10.0, 200
     rng = np.random.default_rng(7)
     values = np.concatenate([rng.lognormal(3.0, 2.0, 19_940), np.full(60, 2.0**30)])
-    low, high = [], []
+    low, high, kept = [], [], 0
     for seed in range(draws):
         reading = read_bounds(_noisy(values, buckets, sigma, seed), sigma, buckets)
-        assert reading.upper < 2.0**30 and reading.trimmed[1]
+        # the cluster is trimmed, except where step 1e's tail windows read noise beyond it as
+        # a tail (≤ FALSE_TAIL of draws: 1 of 200 measured)
+        kept += not (reading.upper < 2.0**30 and reading.trimmed[1])
         low.append(np.mean(values < reading.lower))
         high.append(np.mean(values > reading.upper))
     assert np.mean(low) <= CLIP_SHARE and np.mean(high) <= CLIP_SHARE + 60 / values.size
     assert max(low) <= 2 * CLIP_SHARE and max(high) <= 2 * CLIP_SHARE + 60 / values.size
     assert np.mean(high) > 60 / values.size  # the cluster is what the upper bound clips
+    assert kept <= draws * FALSE_TAIL + 3 * math.sqrt(draws * FALSE_TAIL), kept
 
 
 def test_the_guard_keeps_a_hidden_tail_off_the_bound_on_a_small_table() -> None:
