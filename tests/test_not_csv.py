@@ -1,6 +1,7 @@
 """A file that is not comma-separated, under the default (safe) draft: refused with the cause and
-the fix, at ``schema infer`` when told ',' while the public header shows another delimiter, else by the run when
-its DP kind decision leaves nothing to model (statsmodels anes96, modechoice, E6_jmulti in the
+the fix, at ``schema infer`` when told ',' while the public header shows another delimiter,
+else by the run when its DP kind decision leaves nothing to model (statsmodels anes96,
+modechoice, E6_jmulti in the
 value sweep: the run crashed with the schema's "declare a column" though the user declared
 ``auto``)."""
 
