@@ -72,8 +72,11 @@ def test_schema_infer_then_run_reads_the_file(tmp_path: Path, capsys, delimiter:
     assert main(["run", str(_job(tmp_path, data, written, evaluation={"enabled": False}))]) == 0
     synthetic = pd.read_csv(tmp_path / "out" / "synthetic.csv", dtype=str, keep_default_na=False)
     assert list(synthetic.columns) == ["group", "age", "score"]
-    assert set(synthetic["group"]) <= {"north", "south", "east, far"}
-    assert len(set(synthetic["group"])) >= 2
+    # a few blanks may come from noise (the column is auto: missing: true, and its missing code
+    # is modelled); a value split at its comma would show here as a value outside the set
+    assert set(synthetic["group"]) <= {"north", "south", "east, far", ""}
+    assert (synthetic["group"] == "").mean() < 0.05
+    assert len(set(synthetic["group"]) - {""}) >= 2
     ages = pd.to_numeric(synthetic["age"])
     assert (ages == ages.round()).all() and ages.nunique() > 5
 

@@ -71,15 +71,14 @@ def _spy(monkeypatch) -> list[tuple[float, int, dict]]:
     """Records each category discovery's σ, threshold and kept noisy counts (the real
     function runs: its outputs are what the step releases)."""
     calls: list[tuple[float, int, dict]] = []
-    real = domain_stage.noisy_selection
+    real = domain_stage.category_selection
 
     def recorded(counts, sigma, threshold, source):
-        kept = real(counts, sigma, threshold, source)
-        if all(isinstance(v, str) for v in counts):  # categories, not heaps (numbers)
-            calls.append((sigma, threshold, kept))
-        return kept
+        kept, bars = real(counts, sigma, threshold, source)
+        calls.append((sigma, threshold, kept))
+        return kept, bars
 
-    monkeypatch.setattr(domain_stage, "noisy_selection", recorded)
+    monkeypatch.setattr(domain_stage, "category_selection", recorded)
     return calls
 
 
