@@ -68,6 +68,7 @@ from synthpriv.privacy.bounds import (
     HeapRange,
     Present,
     YearBuckets,
+    bucket_piles,
     carried_buckets,
     heap_range,
     octave_shape,
@@ -270,7 +271,8 @@ class DomainStage(Stage):
                                                 buckets[name], reading, shape, heaps,
                                                 plan.noise["heap_sigma"], columns, valued,
                                                 int(plan.noise["heap_threshold"]))
-                masses = point_masses(schema.column(name), found[name], list(heaps))
+                masses = point_masses(schema.column(name), found[name],
+                                      list(heaps) + bucket_piles(noisy, sigma, buckets[name]))
                 found[name]["point_masses"] = masses
                 found[name]["heap_counts"] = heap_entries(heaps, masses,
                                                           plan.noise["heap_sigma"])
