@@ -433,8 +433,9 @@ def exact_values(values: pd.Series, column: NumericColumn) -> dict[float, int]:
 
 def point_masses(column: NumericColumn, domain: dict, heaps: list[float]) -> list[float] | None:
     """The column's ``point_masses`` from its public ones and the values heap discovery kept
-    and the bounds' one-value buckets show (``heaps``: DP outputs), those inside its bounds (``domain``: the DP or public bounds) and
-    with no more decimals than its ``precision``; None if there are none. Post-processing."""
+    and the bounds' one-value buckets show (``heaps``: DP outputs), those inside its bounds
+    (``domain``: the DP or public bounds) and with no more decimals than its ``precision``;
+    None if there are none. Post-processing."""
     lower, upper = domain["lower"], domain["upper"]
     values = sorted({float(v) for v in (column.point_masses or []) + heaps
                      if lower <= v <= upper and (column.precision is None
