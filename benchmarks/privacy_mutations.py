@@ -358,6 +358,13 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("tests/privacy/test_paired_labels.py",),
         "a paired label kept by its exact count against the partner's bar, not its noisy one"),
     Mutation(
+        "bucket-piles-exact", "synthpriv/domain_stage.py",
+        "list(heaps) + bucket_piles(noisy, sigma, buckets[name]))",
+        "list(heaps) + bucket_piles(bucket_counts[name], sigma, buckets[name]))",
+        ("tests/privacy/test_bucket_piles.py",),
+        "a one-value bucket's pile (0, ±1) declared a point mass from its exact count, not the "
+        "bounds histogram's noisy one"),
+    Mutation(
         "heap-range-exact-buckets", "synthpriv/domain_stage.py",
         "found[name] = self._heap_bounds(schema.column(name), found[name], noisy, sigma,",
         "found[name] = self._heap_bounds(schema.column(name), found[name],"

@@ -68,6 +68,7 @@ from synthpriv.privacy.bounds import (
     HeapRange,
     Present,
     YearBuckets,
+    bucket_piles,
     carried_buckets,
     heap_range,
     octave_shape,
@@ -270,7 +271,8 @@ class DomainStage(Stage):
                                                 buckets[name], reading, shape, heaps,
                                                 plan.noise["heap_sigma"], columns, valued,
                                                 int(plan.noise["heap_threshold"]))
-                masses = point_masses(schema.column(name), found[name], list(heaps))
+                masses = point_masses(schema.column(name), found[name],
+                                      list(heaps) + bucket_piles(noisy, sigma, buckets[name]))
                 found[name]["point_masses"] = masses
                 found[name]["heap_counts"] = heap_entries(heaps, masses,
                                                           plan.noise["heap_sigma"])
@@ -431,8 +433,9 @@ def exact_values(values: pd.Series, column: NumericColumn) -> dict[float, int]:
 
 def point_masses(column: NumericColumn, domain: dict, heaps: list[float]) -> list[float] | None:
     """The column's ``point_masses`` from its public ones and the values heap discovery kept
-    (``heaps``: DP outputs), those inside its bounds (``domain``: the DP or public bounds) and
-    with no more decimals than its ``precision``; None if there are none. Post-processing."""
+    and the bounds' one-value buckets show (``heaps``: DP outputs), those inside its bounds
+    (``domain``: the DP or public bounds) and with no more decimals than its ``precision``;
+    None if there are none. Post-processing."""
     lower, upper = domain["lower"], domain["upper"]
     values = sorted({float(v) for v in (column.point_masses or []) + heaps
                      if lower <= v <= upper and (column.precision is None
