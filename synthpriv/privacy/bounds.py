@@ -183,27 +183,6 @@ TAIL_WINDOWS = (2, 4, 8)
 FALSE_TAIL = FALSE_SEED
 
 
-# A one-value bucket's pile (``bucket_piles``): an integer column's buckets {0} and {±1} hold one
-# value each, so their noisy counts (the bounds' histogram, public buckets noised whatever the
-# table holds: no threshold, no δ) are DP counts of that value. One clearing BUCKET_PILE·σ (the
-# adaptive domain's lone-cell bar) becomes a point mass: a pile of zeros under heap discovery's
-# threshold (anes96 `popul`, 24 % zeros over [0, 8191]) kept a cell of its own instead of
-# sharing [0, k] with its neighbours. Arithmetic, not tuned on a table.
-BUCKET_PILE = 3.0
-
-
-def bucket_piles(noisy: np.ndarray, sigma: float, buckets: Buckets | YearBuckets) -> list[float]:
-    """The values of an integer column's one-value buckets ({0}, {1}, {−1}) whose noisy count
-    (``noisy``, the bounds' histogram at ``sigma``) is ≥ BUCKET_PILE·σ: point masses read from a
-    DP output (post-processing: no budget, no event). None for other kinds (their bucket around
-    zero spans an interval)."""
-    if not isinstance(buckets, Buckets) or buckets.kind != "integer":
-        return []
-    middle = buckets.zero
-    return [float(buckets.value_range(b)[0]) for b in (middle - 1, middle, middle + 1)
-            if noisy[b] >= BUCKET_PILE * sigma]
-
-
 @dataclass(frozen=True)
 class Buckets:
     """The public buckets of one column kind, in increasing order of value."""
@@ -302,6 +281,27 @@ class YearBuckets:
         values = np.asarray(values, dtype=float)
         present = values[~np.isnan(values)]
         return np.bincount(self.index(present), minlength=self.size).astype(np.int64)
+
+
+# A one-value bucket's pile (``bucket_piles``): an integer column's buckets {0} and {±1} hold one
+# value each, so their noisy counts (the bounds' histogram, public buckets noised whatever the
+# table holds: no threshold, no δ) are DP counts of that value. One clearing BUCKET_PILE·σ (the
+# adaptive domain's lone-cell bar) becomes a point mass: a pile of zeros under heap discovery's
+# threshold (anes96 `popul`, 24 % zeros over [0, 8191]) kept a cell of its own instead of
+# sharing [0, k] with its neighbours. Arithmetic, not tuned on a table.
+BUCKET_PILE = 3.0
+
+
+def bucket_piles(noisy: np.ndarray, sigma: float, buckets: Buckets | YearBuckets) -> list[float]:
+    """The values of an integer column's one-value buckets ({0}, {1}, {−1}) whose noisy count
+    (``noisy``, the bounds' histogram at ``sigma``) is ≥ BUCKET_PILE·σ: point masses read from a
+    DP output (post-processing: no budget, no event). Empty for other kinds (their bucket around
+    zero spans an interval)."""
+    if not isinstance(buckets, Buckets) or buckets.kind != "integer":
+        return []
+    middle = buckets.zero
+    return [float(buckets.value_range(b)[0]) for b in (middle - 1, middle, middle + 1)
+            if noisy[b] >= BUCKET_PILE * sigma]
 
 
 def column_false_occupancy(columns: int) -> float:
