@@ -7,8 +7,11 @@ The noise estimate, per marginals stage (one_way, mst, aim; a generator stage ha
 noise and is not estimated):
 
 * σ: the noise standard deviation of one measured cell, from the plan's noise dict —
-  ``sigma_two_way`` (MST) or ``sigma_first_rounds`` (AIM, the largest σ its rounds use; annealing
-  only lowers it), both for 2-way marginals; ``sigma_one_way`` for the one_way selection (1-way);
+  ``sigma_two_way`` (MST) or, for AIM, ``sigma_later_rounds`` (with a public n̂: the largest σ of
+  its rounds after the 1-way round) else ``sigma_first_rounds`` (the rounds' own σ; on a table
+  below the plan's ``one_way_rule_rows`` the later rounds use up to ``sigma_later_rounds_most``,
+  about 1.2× more; annealing only lowers σ), both for 2-way marginals; ``sigma_one_way`` for
+  the one_way selection (1-way);
 * m: the median, over modelled columns, of a column's cells — its categories, or its bins (an
   adaptive numeric column, without ``edges``/``bins``, counts as at most the stage's ``max_bins``),
   plus one for the missing code; C = m² cells in a typical 2-way marginal (m for 1-way). An
@@ -39,7 +42,8 @@ if TYPE_CHECKING:
 # Y above this, with n̂ unknown: mostly noise for most tables synthesised (the largest table of
 # the development suite, Adult's training split, has 32,561 rows; the ISLP tables 777–10,000).
 UNKNOWN_ROWS_LIMIT = 50_000
-SIGMA_KEYS = (("sigma_two_way", 2), ("sigma_first_rounds", 2), ("sigma_one_way", 1))
+SIGMA_KEYS = (("sigma_two_way", 2), ("sigma_later_rounds", 2), ("sigma_first_rounds", 2),
+              ("sigma_one_way", 1))
 DEFAULT_MAX_BINS = 32  # the marginals stage's default (synthpriv.marginals.compress.MAX_BINS)
 
 

@@ -46,6 +46,13 @@ def one_way_sigma(records: float) -> float:
     return max(float(records), 1.0) / (2.0 * GRID_CELLS_MIN)
 
 
+def one_way_rule_rows(sigma: float) -> float:
+    """The row count below which ``one_way_sigma`` asks for less noise than ``sigma`` (the
+    rounds' own σ), so that AIM's 1-way round follows n̂: n̂ < 2·GRID_CELLS_MIN·σ. The plan
+    states it (public: σ comes from ε, δ, d and the recipe)."""
+    return 2.0 * GRID_CELLS_MIN * sigma
+
+
 MODEL_CELLS_LIMIT = 2_000_000  # memory/time bound, whatever the table: 16 MB a float64 copy
 
 

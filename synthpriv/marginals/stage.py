@@ -60,6 +60,7 @@ from synthpriv.marginals.settings import (
     MODEL_CELLS_LIMIT,
     ONE_WAY_MOST,
     model_cells,
+    one_way_rule_rows,
     one_way_sigma,
     smallest_cap,
 )
@@ -70,7 +71,7 @@ from synthpriv.privacy.accountant import (
     PrivacyEvent,
     ZCDPEvent,
 )
-from synthpriv.privacy.budget import first_round_noise, round_noise
+from synthpriv.privacy.budget import first_round_noise, later_round_noise, round_noise
 from synthpriv.privacy.conversions import exponential_epsilon, gaussian_noise_multiplier, gaussian_rho
 from synthpriv.privacy.domain_budget import ONE_WAY_SHARE
 from synthpriv.privacy.mechanisms import histogram_l1_sensitivity, histogram_l2_sensitivity
@@ -536,10 +537,39 @@ class AimStage(MarginalsStage):
             ZCDPEvent(rho, label="AIM rounds (adaptive; actual events in the ledger)")]
         noise = {"sigma_first_rounds": first * self.sensitivity.l2, "max_rounds": rounds,
                  "aim_rho": rho}
+        if self.options.adaptive_domain and self.context.adaptive:
+            noise.update(self._one_way_figures(rho, rounds, d, first))
         if self.options.max_model_cells is not None or self.context.public_records is not None:
             noise["max_model_cells"] = self._aim_settings(
                 self.context.public_records).max_model_cells
         return events, noise
+
+    def _one_way_figures(self, rho: float, rounds: int, d: int, own: float) -> dict[str, float]:
+        """The plan's figures for AIM's 1-way round on a small table (``_aim_settings``), public:
+        below ``one_way_rule_rows`` rows the 1-way round is measured at σ = n̂/(2·GRID_CELLS_MIN),
+        never below ``sigma_one_way_least`` (MST's 1-way share of AIM's ρ), and the later rounds
+        share what it leaves at σ up to ``sigma_later_rounds_most`` (above ``sigma_first_rounds``,
+        the rounds' own σ, which is then the 1-way round's most). With a public n̂ the run's own
+        figures: ``sigma_one_way_round`` and ``sigma_later_rounds`` (the largest σ of the rounds
+        after it; annealing only lowers it)."""
+        alpha, l2 = self.options.aim_gaussian_fraction, self.sensitivity.l2
+        least = first_round_noise(rho, rounds, alpha, d, 0.0, ONE_WAY_MOST)
+        figures = {"one_way_rule_rows": one_way_rule_rows(own * l2),
+                   "sigma_one_way_least": least * l2,
+                   "sigma_later_rounds_most": self._later(rho, rounds, d, least, own) * l2}
+        if self.context.public_records is not None:
+            wanted = one_way_sigma(self.context.public_records) / l2
+            first = first_round_noise(rho, rounds, alpha, d, wanted, ONE_WAY_MOST)
+            figures["sigma_one_way_round"] = first * l2
+            figures["sigma_later_rounds"] = self._later(rho, rounds, d, first, own) * l2
+        return figures
+
+    def _later(self, rho: float, rounds: int, d: int, first: float, own: float) -> float:
+        """The later rounds' multiplier after a 1-way round at ``first`` (``RoundBudget.spend_first``:
+        re-planned only below the rounds' ``own``)."""
+        if first >= own:
+            return own
+        return later_round_noise(rho, rounds, self.options.aim_gaussian_fraction, d, first)[0]
 
     def _fit(
         self, state: PipelineState, plan: StagePlan, ledger: Ledger, source: RandomSource

@@ -130,3 +130,34 @@ def test_a_public_count_large_enough_leaves_aims_rounds_as_planned() -> None:
                for e in large.events[:d])
     assert all(e.noise_multiplier < 0.7 * planned for e in small.events[:d])
     np.testing.assert_allclose(small.spent, large.spent, rtol=1e-9)
+
+
+def test_the_plan_states_the_one_way_rule_and_the_later_rounds_noise() -> None:
+    """The plan's figures for the rule, checked against the run's ledger. A public n̂ = 300
+    (below ``one_way_rule_rows``): ``sigma_one_way_round`` is every 1-way event's σ and
+    ``sigma_later_rounds`` the first later round's (above the rounds' own σ, which the plan
+    stated alone before). Without a public n̂ the run's figures sit inside the stated range. A
+    public n̂ of 30,000 (above the rule's rows): both figures are the rounds' own."""
+    table = Dataset(codes_of(ROWS, seed=1), ENCODER.domain)
+    d = len(ENCODER.domain)
+    public, plan = _stage_run(table, seed=3, public=ROWS)
+    noise = plan.noise
+    assert noise["one_way_rule_rows"] > ROWS
+    assert all(e.noise_multiplier == pytest.approx(noise["sigma_one_way_round"], rel=1e-12)
+               for e in public.events[:d])
+    later = public.events[d + 1].noise_multiplier  # the first later round's measurement
+    assert later == pytest.approx(noise["sigma_later_rounds"], rel=1e-12)
+    assert noise["sigma_first_rounds"] < later <= noise["sigma_later_rounds_most"] * (1 + 1e-12)
+
+    private, plan = _stage_run(table, seed=3)
+    noise = plan.noise
+    assert "sigma_one_way_round" not in noise  # n̂ is bought at run time
+    one_way = private.events[0].noise_multiplier
+    assert noise["sigma_one_way_least"] * (1 - 1e-12) <= one_way <= noise["sigma_first_rounds"]
+    assert private.events[d + 1].noise_multiplier <= noise["sigma_later_rounds_most"] * (1 + 1e-12)
+
+    large, plan = _stage_run(table, seed=3, public=30_000)
+    noise = plan.noise
+    assert noise["one_way_rule_rows"] < 30_000
+    assert noise["sigma_one_way_round"] == noise["sigma_later_rounds"] == noise["sigma_first_rounds"]
+    assert large.events[d + 1].noise_multiplier == pytest.approx(noise["sigma_later_rounds"])
