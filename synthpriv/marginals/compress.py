@@ -696,7 +696,8 @@ def _narrow_piles(column: NumericColumn, starts: np.ndarray, base: np.ndarray) -
     """Per fine cell (``starts``: each cell's value), whether a narrow column's value is a pile
     among the values of its measured grid cell (``base``): its candidate count (``round_counts``,
     σ_h) passes ``ROUND_PILE``·σ_h and exceeds the mean count of the cell's other named values
-    by ``ROUND_PILE``·σ_h·√(1 + 1/k) (k of them: the noise of the difference). A value as
+    by ``ROUND_PILE``·σ_h·√(1 + 1/k) (k of them: the noise of the difference); never a value
+    the grid measures alone already (a table large enough for a cell a value). A value as
     heavy as its neighbours is no pile: splitting flat columns (Carseats' and Credit's
     `Education`, 10-18 and 5-20, each value ~ 1/9 of the rows) into lone cells put 2-σ_h
     noise excursions alone and cost them TVD 0.27 → 0.38 over 6 seeds. Post-processing of DP
@@ -704,7 +705,10 @@ def _narrow_piles(column: NumericColumn, starts: np.ndarray, base: np.ndarray) -
     counts = {c.value: c for c in column.round_counts or ()}
     out = np.zeros(len(starts), dtype=bool)
     for cell in np.unique(base):
-        named = [i for i in np.flatnonzero(base == cell) if float(starts[i]) in counts]
+        members = np.flatnonzero(base == cell)
+        if len(members) < 2:  # a value alone on the grid already: nothing to split, and kept
+            continue  # out it would hold only a significant mass (anes96 `educ` = 5 lost)
+        named = [i for i in members if float(starts[i]) in counts]
         for i in named:
             own = counts[float(starts[i])]
             others = [counts[float(starts[j])].count for j in named if j != i]
