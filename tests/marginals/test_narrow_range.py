@@ -34,12 +34,12 @@ def _column(round_counts: list[dict] | None):
 def test_a_narrow_columns_piles_are_lone_cells_and_its_other_values_are_not_kept_out() -> None:
     """Auto's `cylinders` at its size (n̂ = 392, the 1-way σ ≈ 32: 8 measured cells for 16
     values): without round counts the grid pairs 4/5, 6/7, 8/9; with the domain step's counts
-    (σ_h 38.7) the values whose count passes ROUND_PILE·σ_h and their pair's by that bar times
-    √2 (4, 6, 8; not 2, 3, 10) are lone cells and priors
+    (σ_h 38.7) the values whose count passes NARROW_PILE·σ_h and their pair's by that bar
+    times √2 (4, 6, 8; not 2, 3, 10) are lone cells and priors
     (3σ), and only they are kept out of the pooled noise (``rounds``): 5, 7 and 9 take it as
     any fine cell does, rather than holding only a significant mass. (A pile's neighbour in its
     pair is then a cell of one value too, without a prior's bar.)"""
-    counts = {2: 7, 3: -9, 4: 199, 5: 14, 6: 118, 7: -2, 8: 103, 9: -20, 10: 5}
+    counts = {2: 7, 3: -9, 4: 199, 5: 14, 6: 170, 7: -2, 8: 180, 9: -20, 10: 5}
     entries = [{"value": v, "count": c, "sigma": 38.7} for v, c in counts.items()]
     for round_counts, alone in ((None, set()), (entries, {4.0, 6.0, 8.0})):
         schema, domain = _column(round_counts)
@@ -59,11 +59,11 @@ def test_a_narrow_columns_piles_are_lone_cells_and_its_other_values_are_not_kept
 
 
 def test_a_flat_narrow_column_is_not_split() -> None:
-    """Carseats' `Education` (10-18, ~44 rows each, DP bounds [8, 31]): noisy counts of one
-    level, some above ROUND_PILE·σ_h, none above its grid cell's others by the bar: no lone
-    cell, the measured grid as without counts."""
+    """A flat column like Carseats' `Education` (10-18, DP bounds [8, 31]): noisy counts of
+    one level, some above NARROW_PILE·σ_h, none above its grid cell's others by the bar: no
+    lone cell, the measured grid as without counts."""
     noise = (40, -30, 50, 10, -10, 35, -40, 25, 0)
-    level = {v: 44 + d for v, d in zip(range(10, 19), noise, strict=True)}
+    level = {v: 110 + d for v, d in zip(range(10, 19), noise, strict=True)}
     entries = [{"value": v, "count": level.get(v, 0), "sigma": 38.7} for v in range(9, 31)]
     flat_schema = parse_schema({"columns": [{"name": "e", "kind": "integer", "lower": 8,
                                              "upper": 31, "round_counts": entries}]}, "t")
