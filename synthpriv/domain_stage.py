@@ -83,7 +83,7 @@ from synthpriv.privacy.domain_budget import (
 )
 from synthpriv.privacy.mechanisms import discrete_gaussian_histogram
 from synthpriv.privacy.randomness import RandomSource
-from synthpriv.rounds import round_values
+from synthpriv.rounds import is_narrow, narrow_values, round_values
 from synthpriv.schema import (
     FINE_CELLS,
     AutoColumn,
@@ -467,8 +467,9 @@ def heap_entries(heaps: dict[float, int], masses: list[float] | None,
 
 def round_candidates(column: NumericColumn, domain: dict) -> list[float]:
     """The values heap discovery measures without a threshold (synthpriv.privacy.candidates):
-    the round values (``rounds.round_values``) of a wide integer column on its DP bounds and
-    grid shape (``domain``: ``dp_bounds``' output, DP outputs of the bucket histogram, read
+    every value of a narrow integer range (``rounds.narrow_values``), the round values
+    (``rounds.round_values``) of a wide integer column on its DP bounds and grid shape
+    (``domain``: ``dp_bounds``' output, DP outputs of the bucket histogram, read
     before the heap histogram is noised), the values its fine grid gives cells of their own
     (``NumericColumn.round_values``); none for another column. Post-processing of DP outputs
     and the schema: never of the exact values."""
@@ -476,6 +477,8 @@ def round_candidates(column: NumericColumn, domain: dict) -> list[float]:
         return []
     shape = domain.get("grid_shape")
     lower, upper = math.ceil(domain["lower"]), math.floor(domain["upper"])
+    if is_narrow(lower, upper):
+        return [float(v) for v in narrow_values(lower, upper)]
     if upper - lower + 1 <= FINE_CELLS:
         return []
     breaks = None if shape is None else shape["breaks"]

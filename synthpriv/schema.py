@@ -65,7 +65,7 @@ from pydantic import (
 from synthpriv.errors import SchemaError
 from synthpriv.formulas import Check, Formula, FormulaError, parse_check, parse_formula
 from synthpriv.public_lists import LISTS, list_values
-from synthpriv.rounds import round_values
+from synthpriv.rounds import is_narrow, narrow_values, round_values
 from synthpriv.validation import describe_validation_error
 
 
@@ -645,13 +645,24 @@ class NumericColumn(_Strict):
         cells = np.clip(np.searchsorted(edges, values, side="right") - 1, 0, len(edges) - 2)
         return np.diff(edges)[cells]
 
+    @property
+    def narrow_range(self) -> bool:
+        """Whether this is an adaptive integer column whose bounds hold a narrow range
+        (``rounds.is_narrow``: every value inside is named, none by roundness). Public."""
+        if not (self.kind == "integer" and self.adaptive) or self.needs_bounds:
+            return False
+        return is_narrow(math.ceil(self.lower), math.floor(self.upper))
+
     def round_values(self) -> np.ndarray:
         """The round values (``synthpriv.rounds``) a wide adaptive integer column's fine grid
-        gives cells of their own (empty for other columns, and for a range of at most
-        FINE_CELLS integers: each is a cell already). Public: bounds and grid shape."""
+        gives cells of their own, or every value of a narrow range (``rounds.narrow_values``);
+        empty for other columns, and for a range of at most FINE_CELLS integers that is not
+        narrow (each is a fine cell already). Public: bounds and grid shape."""
         if not (self.kind == "integer" and self.adaptive) or self.needs_bounds:
             return np.zeros(0)
         lower, upper = math.ceil(self.lower), math.floor(self.upper)
+        if self.narrow_range:
+            return narrow_values(lower, upper)
         if upper - lower + 1 <= FINE_CELLS:
             return np.zeros(0)
         shape = self.grid_shape

@@ -21,6 +21,7 @@ from synthpriv.privacy.domain_budget import HEAP_NOISE_FACTOR
 from synthpriv.privacy.mechanisms import histogram_l2_sensitivity
 from synthpriv.privacy.partition import noisy_selection
 from synthpriv.privacy.randomness import RandomSource
+from synthpriv.rounds import narrow_values
 from tests.privacy.test_heap_discovery import _job as heap_job
 
 ROWS = 4000
@@ -102,3 +103,30 @@ def test_the_ledger_holds_the_heap_histogram_only(tmp_path: Path) -> None:
     assert len(ledger.events) == len(plan.events)
     assert [e.delta for e in ledger.events if isinstance(e, ThresholdEvent)] == [
         e.delta for e in plan.events if isinstance(e, ThresholdEvent)]
+
+
+def test_a_narrow_columns_every_value_is_named_whatever_the_table_holds(tmp_path: Path) -> None:
+    """A narrow integer range (``rounds.narrow_values``): the released counts are every value
+    inside the column's DP bounds less -1/0/1 and its point masses (the table holds only 4, 6
+    and 8 of them), each with the heap histogram's noise: the absent values' counts (exact 0)
+    have std σ_h within the chi-square bounds over 20 domain steps (the bounds are
+    often the heaps' range [4, 8]: 5 and 7 are then the absent values named)."""
+    x = np.repeat([4.0, 6.0, 8.0], [2000, 900, 1100])
+    table = pd.DataFrame({"g": np.where(np.arange(len(x)) % 2, "a", "b"), "x": x})
+    job, plan, stage = heap_job(tmp_path, table)
+    sigma = plan.noise["heap_sigma"]
+    errors = []
+    for seed in range(20):
+        ledger = Ledger(job.config.budget.neighbouring)
+        column = stage.resolve(job, plan, ledger, RandomSource.seeded(seed),
+                               chunks=[table]).schema.column("x")
+        assert column.narrow_range
+        released = {c.value: c.count for c in column.round_counts or ()}
+        inside = set(narrow_values(int(column.lower), int(column.upper)))
+        assert set(released) == inside - set(column.point_masses or ())
+        errors += [count for value, count in released.items() if value not in (4.0, 6.0, 8.0)]
+    errors = np.asarray(errors, dtype=float)
+    df = len(errors) - 1
+    assert df >= 30
+    ratio = float(np.var(errors, ddof=1)) / sigma**2
+    assert stats.chi2.ppf(1e-4, df) / df <= ratio <= stats.chi2.ppf(1 - 1e-4, df) / df, ratio
