@@ -75,11 +75,12 @@ def plan_job(job: Job) -> tuple[Plan, list[tuple[Stage, float]]]:
     stages = with_domain_step(job, context, build_stages(job, recipe, context))
     check_contracts(job, recipe.name, [stage for stage, _ in stages])
     plan = _calibrated(job, recipe, stages)
-    if isinstance(stages[0][0], DomainStage) and job.config.budget.domain_share is None:
+    records = context.public_records
+    if (isinstance(stages[0][0], DomainStage) and job.config.budget.domain_share is None
+            and records is not None):
         # the small-table rule (privacy.domain_budget.small_table_share): public figures only
         default = plan.stages[0]
-        share = small_table_share(default.share, bounds_rows(default.noise),
-                                  context.public_records)
+        share = small_table_share(default.share, bounds_rows(default.noise), records)
         if share != default.share:
             stages = with_domain_step(job, context, build_stages(job, recipe, context), share)
             plan = _calibrated(job, recipe, stages)

@@ -321,7 +321,8 @@ def domain_share(histograms: int, columns: int, kinds: int = 0, heaps: int = 0) 
     public n̂: raising the share until T is 5 % of n̂ (up to half of ρ) was measured no better on
     Wage at 2,400 and 700 rows — 2-way TVD 0.199 against 0.157 and 0.334 against 0.313, MST,
     ε = 1 (benchmarks/README.md, "DP bounds and discovery on small tables"): the recipe loses
-    more than discovery gains. ``kinds`` auto columns
+    more than discovery gains. With a declared n̂ where DP bounds would leave columns blank, the
+    plan then raises it (``small_table_share``). ``kinds`` auto columns
     (counted among the ``histograms`` too) add their KIND_STATISTICS kind statistics at
     1/KIND_NOISE_FACTOR² of a histogram's ρ each, and ``heaps`` heap histograms
     1/HEAP_NOISE_FACTOR² each. Public: k, d and the numbers of auto and heap columns only."""
