@@ -333,7 +333,6 @@ def domain_share(histograms: int, columns: int, kinds: int = 0, heaps: int = 0) 
     return weight / (1.0 + weight)
 
 
-
 # The small-table rule (``small_table_share``). On development tables of 200–800 rows (ISLP
 # Hitters, Credit, Boston, Publication, College, statsmodels star98; safe draft, AIM, ε = 1) the
 # default share (0.42 when every column is auto) left columns blank that 0.75 gave bounds, and
