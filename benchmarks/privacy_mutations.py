@@ -490,6 +490,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("tests/marginals/test_bucket_counts.py",),
         "a numeric column's bucket_counts (in the release's schema, combined with its 1-way "
         "cells) are the DP bounds' exact bucket counts, not the noisy histogram's"),
+    Mutation(
+        "small-table-share-reads-rows", "synthpriv/pipeline.py",
+        "    records = context.public_records\n",
+        "    records = context.public_records or len(pd.read_csv(job.base_dir / job.config.data"
+        ".path))\n",
+        ("tests/test_small_table_share.py",),
+        "the small-table rule reads the table's row count when none is public: the domain "
+        "step's share (and every stage's noise) then depends on n, unaccounted"),
 )
 
 

@@ -71,6 +71,7 @@ from synthpriv.privacy.bounds import (
     bucket_piles,
     carried_buckets,
     heap_range,
+    occupancy_threshold,
     octave_shape,
     read_bounds,
 )
@@ -526,11 +527,13 @@ def kept_share(kept: dict[str, int], present: float) -> float:
 
 
 def with_domain_step(
-    job: Job, context: PlanContext, stages: list[tuple[Stage, float]]
+    job: Job, context: PlanContext, stages: list[tuple[Stage, float]],
+    share: float | None = None,
 ) -> list[tuple[Stage, float]]:
     """``stages`` with the domain step first when the schema leaves a domain out: it takes
-    ``budget.domain_share`` of the budget and the recipe's stages share the rest. Refuses, before
-    any data is read, a column it cannot resolve with the budget configured."""
+    ``budget.domain_share`` of the budget (``share`` when given: the small-table rule's, chosen
+    by ``pipeline.plan_job`` from public figures) and the recipe's stages share the rest.
+    Refuses, before any data is read, a column it cannot resolve with the budget configured."""
     unresolved = job.schema.unresolved
     if not unresolved:
         return stages
@@ -552,11 +555,21 @@ def with_domain_step(
                 "then chosen, domain_delta_share is 0.1) for DP category discovery")
     if problems:
         raise ConfigError(f"{job.source}: " + "; ".join(problems) + ". Nothing was read.")
-    share = budget.domain_share
+    share = budget.domain_share if share is None else share
     if share is None:
         share = domain_share(len(unresolved), len(job.schema.modelled), len(job.schema.auto),
                              len(heap_columns(job.schema)))
     return [(DomainStage(job, context), share)] + [(s, w * (1 - share)) for s, w in stages]
+
+
+def bounds_rows(noise: dict) -> float | None:
+    """The rows DP bounds need in one octave of a column's values at the domain plan's σ (its
+    ``noise`` figures; the occupancy threshold over the job's DP-bounded columns), None when no
+    column may get DP bounds. Public: σ and the column counts only."""
+    if "bounded_columns" not in noise:
+        return None
+    return occupancy_threshold(noise["sigma"], Buckets("integer").size,
+                               columns=int(noise["bounded_columns"]))
 
 
 def conform(table: pd.DataFrame, schema: Schema) -> pd.DataFrame:
@@ -633,8 +646,11 @@ def domain_lines(declared: Schema, resolved: Schema,
             f"WARNING: nothing in {', '.join(empty)} was above the domain step's noise (too few "
             "rows for its σ: see 'synthpriv plan'), so "
             + ("it is" if len(empty) == 1 else "they are") + " released all missing (or all "
-            "'other'). Give public bounds or categories in the schema, or raise "
-            "budget.domain_share or budget.epsilon.")
+            "'other'). To fix: give its public bounds (lower, upper; for text, its "
+            "categories) in the schema, which costs no budget, or raise budget.epsilon (the rows "
+            "needed fall as 1/ε); if the row count is public, set data.public_records (the "
+            "small-table rule then gives the domain step more of the budget: see 'synthpriv "
+            "plan').")
     if lost := [name for name in lost if name not in empty]:
         lines.append(
             f"WARNING: DP discovery kept values holding less than {LOST_MOST:.0%} of the "

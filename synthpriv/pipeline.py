@@ -9,11 +9,12 @@ from dataclasses import replace
 import pandas as pd
 
 from synthpriv.config import Job
-from synthpriv.domain_stage import DomainStage, planning_domain, with_domain_step
+from synthpriv.domain_stage import DomainStage, bounds_rows, planning_domain, with_domain_step
 from synthpriv.errors import ConfigError
 from synthpriv.persons import relation_label
 from synthpriv.plan import Plan, make_plan
 from synthpriv.privacy.accountant import Ledger, UnboundedError, unrun_events
+from synthpriv.privacy.domain_budget import small_table_share
 from synthpriv.privacy.randomness import RandomSource
 from synthpriv.recipe import Recipe, load_recipe
 from synthpriv.schema import AutoColumn, NumericColumn
@@ -73,6 +74,25 @@ def plan_job(job: Job) -> tuple[Plan, list[tuple[Stage, float]]]:
     recipe = load_recipe(job.config.pipeline.recipe, job.base_dir)
     stages = with_domain_step(job, context, build_stages(job, recipe, context))
     check_contracts(job, recipe.name, [stage for stage, _ in stages])
+    plan = _calibrated(job, recipe, stages)
+    records = context.public_records
+    if (isinstance(stages[0][0], DomainStage) and job.config.budget.domain_share is None
+            and records is not None):
+        # the small-table rule (privacy.domain_budget.small_table_share): public figures only
+        default = plan.stages[0]
+        share = small_table_share(default.share, bounds_rows(default.noise), records)
+        if share != default.share:
+            stages = with_domain_step(job, context, build_stages(job, recipe, context), share)
+            plan = _calibrated(job, recipe, stages)
+            stated = replace(plan.stages[0], noise={  # the rule's figures, in the plan
+                **plan.stages[0].noise, "default_share": default.share,
+                "default_bounds_rows": bounds_rows(default.noise)})
+            plan = replace(plan, stages=[stated, *plan.stages[1:]])
+    return plan, stages
+
+
+def _calibrated(job: Job, recipe: Recipe, stages: list[tuple[Stage, float]]) -> Plan:
+    """``make_plan`` of the job's stages, with the error a relation it cannot bound raises."""
     budget = job.config.budget
     try:
         plan = make_plan(stages, budget.epsilon, budget.delta, budget.neighbouring)
@@ -85,7 +105,7 @@ def plan_job(job: Job) -> tuple[Plan, list[tuple[Stage, float]]]:
             "recipe, or a recipe whose events all have a bound under replace_one (aim, mst, "
             "independent, dpsgd)."
         ) from None
-    return plan, stages
+    return plan
 
 
 def check_contracts(job: Job, recipe: str, stages: list[Stage]) -> None:

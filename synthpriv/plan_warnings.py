@@ -37,7 +37,7 @@ from synthpriv.schema import FINE_CELLS, AutoColumn, CategoricalColumn, NumericC
 if TYPE_CHECKING:
     from synthpriv.config import Job
     from synthpriv.plan import Plan
-    from synthpriv.stage import Stage
+    from synthpriv.stage import Stage, StagePlan
 
 # Y above this, with n̂ unknown: mostly noise for most tables synthesised (the largest table of
 # the development suite, Adult's training split, has 32,561 rows; the ISLP tables 777–10,000).
@@ -248,7 +248,37 @@ def domain_messages(job: Job, plan: Plan) -> list[tuple[str, str]]:
                              "budget.epsilon."))
         else:
             messages.append(("note", text + "."))
+        if (rule := small_table_note(job, domain)) is not None:
+            messages.append(rule)
     return messages
+
+
+def small_table_note(job: Job, domain: StagePlan) -> tuple[str, str] | None:
+    """The small-table rule's figures (privacy.domain_budget.small_table_share), from the plan
+    alone: the share it chose and why (the default share's one-octave bounds count against the
+    public row count), or, with no public row count, the row count below which it would apply.
+    None when budget.domain_share is configured (the rule does not apply). Public only."""
+    from synthpriv.domain_stage import bounds_rows
+    from synthpriv.privacy.domain_budget import SMALL_TABLE_NEED, SMALL_TABLE_SHARE
+
+    noise, records = domain.noise, job.config.data.public_records
+    if job.config.budget.domain_share is not None:
+        return None
+    if "default_share" in noise:
+        return ("note", f"the domain step takes {domain.share:.2f} of ρ, not the default "
+                f"{noise['default_share']:.2f} (small-table rule): at the default share DP bounds "
+                f"would need about {noise['default_bounds_rows']:,.0f} rows in one octave, "
+                f"{SMALL_TABLE_NEED:.0%} or more of the public row count {records:,}, and "
+                "columns would be released blank; the recipe's stages share the rest of ρ. Set "
+                "budget.domain_share to choose the share yourself.")
+    rows = bounds_rows(noise)
+    if records is None and rows is not None and domain.share < SMALL_TABLE_SHARE:
+        return ("note", f"the row count is not public: on a table of up to "
+                f"{rows / SMALL_TABLE_NEED:,.0f} rows (DP bounds need {SMALL_TABLE_NEED:.0%} of "
+                f"it or more in one octave) the domain step would take {SMALL_TABLE_SHARE:.2f} "
+                f"of ρ instead of {domain.share:.2f} (small-table rule: fewer columns released blank). Set "
+                "data.public_records if the row count is public.")
+    return None
 
 
 # bounding that drops at least this share of the rows (public figures) is warned of
