@@ -83,7 +83,7 @@ from synthpriv.privacy.domain_budget import (
 )
 from synthpriv.privacy.mechanisms import discrete_gaussian_histogram
 from synthpriv.privacy.randomness import RandomSource
-from synthpriv.privacy.refine import end_buckets, refined_bounds, sub_counts
+from synthpriv.privacy.refine import refined_bounds, refined_bucket, sub_counts
 from synthpriv.rounds import round_values
 from synthpriv.schema import (
     FINE_CELLS,
@@ -277,7 +277,7 @@ class DomainStage(Stage):
                                                 buckets[name], reading, shape, heaps,
                                                 plan.noise["heap_sigma"], columns, valued,
                                                 int(plan.noise["heap_threshold"]))
-                if found[name] is before:  # the buckets' bounds, not the heaps': refine them
+                if bounds_of(found[name]) == bounds_of(before):  # not the heaps': refine
                     found[name] = self._refined(schema.column(name), found[name], noisy, sigma,
                                                 buckets[name], reading, shape, counter,
                                                 plan.noise["refine_sigma"], source)
@@ -502,30 +502,36 @@ def round_candidates(column: NumericColumn, domain: dict) -> list[float]:
                                             None if shape is None else shape["mass"])]
 
 
+def bounds_of(domain: dict) -> tuple[float | None, float | None]:
+    """A resolved column's (lower, upper), None where it has none (all missing)."""
+    return domain.get("lower"), domain.get("upper")
+
+
 def refine_domain(column: NumericColumn, domain: dict, noisy: np.ndarray, sigma: float,
                   grid: Buckets, reading: BoundsReading | None, shape: tuple,
                   values: Counter, refine_sigma: float, source: RandomSource,
                   kept: dict | None = None) -> dict:
-    """``domain`` (the column's DP bounds read from the buckets) refined inside its end buckets
-    (``privacy.refine``): the sub-bucket counts of the end buckets the noise shows, from the
+    """``domain`` (the column's DP bounds read from the buckets) refined inside its one bucket
+    (``privacy.refine``): the sub-bucket counts of the bucket ``refined_bucket`` picks, from the
     column's exact ``values`` counts, noised at ``refine_sigma`` (the plan's σ_r: its
     DiscreteGaussianEvent is the plan's, sensitivity Δ₂, each row in at most one sub-bucket),
-    and each side moved in past the sub-buckets that show no rows. ``domain`` unchanged for a
-    declared bound, a zeros-only reading or none, or when no end bucket shows rows. ``kept``:
-    where to keep the (noisy, exact) sub-bucket counts, by column name."""
+    and each side moved in past the sub-buckets that show no rows (``refined_bounds``).
+    ``domain`` unchanged for a declared bound, a zeros-only reading or none, or a column the
+    rule leaves alone. ``kept``: where to keep the (noisy, exact) sub-bucket counts, by column
+    name."""
     if (reading is None or reading.zeros_only or not isinstance(grid, Buckets)
             or column.lower is not None or column.upper is not None or "upper" not in domain):
         return domain
-    ends = end_buckets(noisy, sigma, grid, reading)
-    refined = list(dict.fromkeys(b for b in ends if b is not None))
-    if not refined:
+    bucket = refined_bucket(noisy, sigma, grid, reading)
+    if bucket is None:
         return domain
-    exact = sub_counts(values, grid, refined)
+    exact = sub_counts(values, grid, [bucket])
     counts = discrete_gaussian_histogram(exact, refine_sigma, source)
     if kept is not None:  # the noisy counts (DP outputs) and the exact ones (tests only)
         kept[column.name] = (counts, exact)
     bounds = (domain["lower"], domain["upper"])
-    lower, upper = refined_bounds(counts, refine_sigma, grid, ends, bounds)
+    lower, upper = refined_bounds(counts, refine_sigma, grid, bucket,
+                                  (float(noisy[bucket]), sigma), bounds)
     if (lower, upper) == bounds:
         return domain
     return dp_bounds(column, replace(reading, lower=lower, upper=upper), shape)

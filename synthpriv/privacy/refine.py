@@ -29,32 +29,39 @@ one-bucket column are cut from their own edge, never across each other.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Mapping
 
 import numpy as np
 
 from synthpriv.privacy.bounds import EXTEND_NOISE, FALSE_TAIL, BoundsReading, Buckets
 
+# The first located sub-bucket must hold SHARP times the located bar for a cut: a year column's
+# block of rows jumps from nothing to all of them (Weekly: ≈ 9σ_r), where a column spread over
+# its octave, or a tapering tail, first passes the bar by a little (a uniform octave of 160 rows a
+# sub-bucket, 3.3σ_r, lost its last sub-bucket when the bar alone decided). Arithmetic.
+SHARP = 2.0
 # Sub-buckets per end bucket (fewer when an integer bucket holds fewer whole values): a year
 # column's 21 years fall in one or two of a 1,024-year octave's 32 (32 years each). Finer ones
 # split the rows over more sub-buckets, each needing the same 2.5σ_r. Arithmetic, not tuned.
 SUB_BUCKETS = 32
 
 
-def end_buckets(noisy: np.ndarray, sigma: float, buckets: Buckets,
-                reading: BoundsReading) -> tuple[int | None, int | None]:
-    """The bucket refined on each side (lower, upper), or None: a column read within one
-    bucket (first = last: a year's octave, a rate in [0.5, 1)) has it refined on both sides
-    when its noisy count (``noisy``, the bounds' histogram at ``sigma``) shows rows
-    (≥ EXTEND_NOISE·σ), no guard added it and it is not the bucket around zero (where zeros
-    pile). A column over several buckets is not refined: its end buckets hold its tails, which
-    a small table spreads too thinly for sub-buckets to see (a 1–15 count's 120 rows at 10–15,
-    a capital gain's 275 rows over 65,536–99,999 were cut). Post-processing of DP outputs."""
+def refined_bucket(noisy: np.ndarray, sigma: float, buckets: Buckets,
+                   reading: BoundsReading) -> int | None:
+    """The bucket refined, or None: an integer column read within one bucket (first = last: a
+    year's octave) when its noisy count (``noisy``, the bounds' histogram at ``sigma``) shows
+    rows (≥ EXTEND_NOISE·σ), no guard added a bucket and it is not the bucket around zero.
+    Not a column over several buckets: its end buckets hold its tails, which sub-buckets
+    cannot see on a small table (a 1–15 count's 120 rows at 10–15, a capital gain's 275 rows
+    over 65,536–99,999 were cut). Not a continuous column: a one-octave amount tapers (Wage's
+    `logwage` in [4, 8) lost its top 10 % above 5.125 and its KS went from 0.05 to 0.175),
+    where a year column's edges are sharp. Post-processing of DP outputs."""
     bucket = reading.first
-    if (reading.last != bucket or any(reading.guarded) or bucket == buckets.zero
-            or noisy[bucket] < EXTEND_NOISE * sigma):
-        return None, None
-    return bucket, bucket
+    if (buckets.kind != "integer" or reading.last != bucket or any(reading.guarded)
+            or bucket == buckets.zero or noisy[bucket] < EXTEND_NOISE * sigma):
+        return None
+    return bucket
 
 
 def sub_edges(buckets: Buckets, bucket: int) -> tuple[float, float, int]:
@@ -71,7 +78,7 @@ def sub_edges(buckets: Buckets, bucket: int) -> tuple[float, float, int]:
 def sub_counts(values: Mapping[float, int], buckets: Buckets, refined: list[int]) -> np.ndarray:
     """Exact counts of the sub-buckets of the distinct buckets ``refined`` (in that order, each
     ``sub_edges``' sub-buckets), from ``values`` (each exact value's count: a row is in one
-    value, so in at most one sub-bucket). Never released; only ``refined_counts`` noises it."""
+    value, so in at most one sub-bucket). Never released: the domain step noises it."""
     parts = []
     exact = np.fromiter(values.keys(), dtype=float, count=len(values))
     rows = np.fromiter(values.values(), dtype=np.int64, count=len(values))
@@ -86,22 +93,24 @@ def sub_counts(values: Mapping[float, int], buckets: Buckets, refined: list[int]
 
 def cut(noisy: np.ndarray, sigma: float) -> int:
     """How many sub-buckets to cut from the start of ``noisy`` (ordered outer edge first): the
-    k before the first sub-bucket reaching ``located_bar`` (the rows located) when every
-    prefix of those k has a noisy sum below EXTEND_NOISE·σ·√length (they look empty: a sharp
-    edge, the outermost one alone below the tail rule's 2.5σ); else none. The prefix test sees a
-    tail spread thinly over several sub-buckets; stopping at the located rows keeps the noise
-    of the empty ones from hiding them (Weekly's `Year`: 30 empty sub-buckets summed to −900,
-    and a prefix test run on cut through its 1,089 rows). A tail the test does not see (under
-    2.5σ_r·√k over k sub-buckets) is clipped onto the new bound. A 2.5σ_r bar on each single
-    sub-bucket as well stopped 1 cut in 6 on pure noise (30 tests). Post-processing."""
+    k before the first sub-bucket reaching ``located_bar``·σ (the rows located) when that one
+    holds SHARP times the bar and every prefix of those k has a noisy sum below
+    ``located_bar``·σ·√length (they look empty: a sharp edge); else none. Stopping at the
+    located rows keeps the noise of the empty sub-buckets from hiding them (Weekly's `Year`:
+    30 empty sub-buckets summed to −900, and a prefix test run on cut through its 1,089 rows);
+    the prefix test sees a tail spread over several sub-buckets. The bar is the union
+    bound's over a bucket's prefixes: at the tail rule's 2.5σ√k, pure noise stopped 2 cuts in
+    10 somewhere among 30 empty sub-buckets. A tail the test does not see is clipped onto the
+    new bound unless the bucket's count shows it (``refined_bounds``). Post-processing."""
     noisy = np.asarray(noisy, dtype=float)
     strong = np.flatnonzero(noisy >= located_bar(noisy.size) * sigma)
     if strong.size == 0:  # the sub-buckets do not show where the rows are: cut nothing
         return 0
     before = noisy[:strong[0]]
-    prefix = np.cumsum(before) >= EXTEND_NOISE * sigma * np.sqrt(np.arange(1, before.size + 1))
-    if prefix.any():
-        return 0  # signs of rows before the first strong sub-bucket: no sharp edge, no cut
+    bar = located_bar(noisy.size) * sigma
+    prefix = np.cumsum(before) >= bar * np.sqrt(np.arange(1, before.size + 1))
+    if prefix.any() or noisy[strong[0]] < SHARP * bar:
+        return 0  # rows before the located ones, or a gradual rise: no sharp edge, no cut
     return int(strong[0])
 
 
@@ -117,30 +126,24 @@ def located_bar(count: int) -> float:
     return float(norm.isf(FALSE_TAIL / max(count, 1)))
 
 
-def refined_bounds(noisy: np.ndarray, sigma: float, buckets: Buckets,
-                   ends: tuple[int | None, int | None],
-                   bounds: tuple[float, float]) -> tuple[float, float]:
-    """``bounds`` with each refined side (``ends``, from ``end_buckets``) moved in past the
-    sub-buckets ``cut`` drops (``noisy``: the noised ``sub_counts`` of the distinct buckets of
-    ``ends`` in order, σ = ``sigma``). A one-bucket column is cut from both edges, never across
-    (at least one sub-bucket stays). Post-processing of DP outputs: no budget, no event."""
-    lower, upper = bounds
-    distinct = list(dict.fromkeys(b for b in ends if b is not None))
-    offsets, at = {}, 0
-    for bucket in distinct:
-        offsets[bucket] = at
-        at += sub_edges(buckets, bucket)[2]
-    one = buckets.kind == "integer"
-    low_cut = high_cut = 0
-    if ends[0] is not None:
-        first, width, count = sub_edges(buckets, ends[0])
-        part = noisy[offsets[ends[0]]:offsets[ends[0]] + count]
-        low_cut = min(cut(part, sigma), count - 1)
-        lower = max(lower, first + low_cut * width)
-    if ends[1] is not None:
-        first, width, count = sub_edges(buckets, ends[1])
-        part = noisy[offsets[ends[1]]:offsets[ends[1]] + count]
-        room = count - 1 - (low_cut if ends[0] == ends[1] else 0)
-        high_cut = min(cut(part[::-1], sigma), room)
-        upper = min(upper, first + (count - high_cut) * width - (1.0 if one else 0.0))
+def refined_bounds(noisy: np.ndarray, sigma: float, buckets: Buckets, bucket: int,
+                   held: tuple[float, float], bounds: tuple[float, float]) -> tuple[float, float]:
+    """``bounds`` moved in past the sub-buckets ``cut`` drops from each edge of ``bucket``
+    (``noisy``: its noised ``sub_counts``, σ = ``sigma``), never across each other (one
+    sub-bucket at least stays), when the sub-buckets kept account for the bucket's rows: its
+    noisy count and σ from the bounds' histogram (``held``) less their sum is below
+    EXTEND_NOISE times that difference's σ (√(σ_b² + k·σ²), k kept; independent noises), the
+    ``EndTest`` arithmetic: rows the cut would clip are rows of the bucket on no kept
+    sub-bucket. Else ``bounds``. Post-processing of DP outputs: no budget, no event."""
+    first, width, count = sub_edges(buckets, bucket)
+    noisy = np.asarray(noisy, dtype=float)
+    low_cut = min(cut(noisy, sigma), count - 1)
+    high_cut = min(cut(noisy[::-1], sigma), count - 1 - low_cut)
+    kept = noisy[low_cut:count - high_cut]
+    residual = held[0] - float(kept.sum())
+    if residual >= EXTEND_NOISE * math.hypot(held[1], sigma * math.sqrt(kept.size)):
+        return bounds
+    one = 1.0 if buckets.kind == "integer" else 0.0
+    lower = max(bounds[0], first + low_cut * width)
+    upper = min(bounds[1], first + (count - high_cut) * width - one)
     return lower, (upper if upper > lower else lower + 1.0)

@@ -17,8 +17,8 @@ from synthpriv.privacy.mechanisms import histogram_l2_sensitivity
 from tests.privacy.test_heap_discovery import _job, _resolve, _table
 from tests.privacy.test_noise_scales import variance_interval
 
-# ISLP Weekly's `Year` (21 years, 1,089 rows: ≈ 17σ_r in one sub-bucket at its σ_r ≈ 63), at
-# this job's smaller σ (σ_r ≈ 24, heap threshold 80): 25 rows a year, never a heap, ≈ 22σ_r
+# ISLP Weekly's `Year` (21 years, 1,089 rows: ≈ 9σ_r in one sub-bucket at its σ_r ≈ 124), at
+# this job's smaller σ (σ_r ≈ 48, heap threshold 80): 25 rows a year, never a heap, ≈ 11σ_r
 WEEKLY = {float(year): 25 for year in range(1990, 2011)}
 
 
