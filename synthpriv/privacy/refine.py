@@ -1,4 +1,4 @@
-"""DP bounds refined inside their end buckets: a noisy histogram over sub-buckets of them.
+"""DP bounds refined inside one octave: a noisy histogram over sub-buckets of the bucket.
 
 Why (issue 24, "values outside the real range"): the DP bounds are read from power-of-two
 buckets (``privacy.bounds``), so a year column of 1990–2010 gets [1024, 2047], and the adaptive
@@ -7,23 +7,21 @@ say where inside a cell the rows are: the release drew years uniformly over [192
 of its rows outside the real range (benchmarks/README.md, "outrange"). Nothing the run measured
 told more.
 
-Mechanism: once the bounds are read, each side's end bucket that the noise shows (noisy count
-≥ EXTEND_NOISE·σ, not a bucket the guard added, not the bucket around zero) is split into
-SUB_BUCKETS equal sub-buckets (public given the DP reading: powers of two, whole values for an
-integer column), and the exact counts of all of them, one histogram, get discrete Gaussian noise
-N_Z(0, σ_r²), σ_r = REFINE_NOISE_FACTOR·z·Δ₂ (``domain_budget``). Each row is in at most one
-sub-bucket (the two end buckets are distinct buckets, or the same one split once), so the
-histogram has L2 sensitivity Δ₂ (1 under add/remove, √2 under replace-one, × k per person):
-one DiscreteGaussianEvent(F_r·z) per heap column, planned with the heap histogram
-(``domain_budget.heap_column_weight``) and on the ledger whether or not a side is refined (the
-sides chosen depend on DP outputs only: adaptive composition at the plan's ρ).
+Mechanism: when an integer column's bounds were read from one bucket that the noise shows
+(``refined_bucket``), that bucket is split into SUB_BUCKETS equal sub-buckets (public given the
+DP reading: whole values, powers of two), and their exact counts, one histogram, get discrete
+Gaussian noise N_Z(0, σ_r²), σ_r = REFINE_NOISE_FACTOR·z·Δ₂ (``domain_budget``). Each row is in
+at most one sub-bucket, so the histogram has L2 sensitivity Δ₂ (1 under add/remove, √2 under
+replace-one, × k per person): one DiscreteGaussianEvent(F_r·z) per heap column, planned with
+the heap histogram (``domain_budget.heap_column_weight``) and on the ledger whether or not the
+column is refined (which column is refined depends on DP outputs only: adaptive composition at
+the plan's ρ).
 
-Read-out (``cut``, post-processing): from the outer edge inward, the outermost sub-buckets are
-cut while every prefix of them has a noisy sum below EXTEND_NOISE·σ_r·√k (the tail rule's bar,
-on the k sub-buckets cut so far): the cut stops at the first sign of rows, so a tail the
-sub-buckets show is kept; a tail thinner than that is clipped onto the new bound, as a bucket's
-is onto the bucket bounds (``dp_bounds`` spreads it over the bound's cells). Both sides of a
-one-bucket column are cut from their own edge, never across each other.
+Read-out (post-processing): from each outer edge, the sub-buckets before the first one that
+locates the rows are cut when the edge is sharp (``cut``), and only when the sub-buckets kept
+account for the bucket's noisy count (``refined_bounds``). A tail inside the octave that none of
+these tests sees is clipped onto the new bound, as a bucket's is onto the bucket bounds
+(``dp_bounds`` spreads it over the bound's cells).
 """
 
 from __future__ import annotations
@@ -41,9 +39,9 @@ from synthpriv.privacy.bounds import EXTEND_NOISE, FALSE_TAIL, BoundsReading, Bu
 # its octave, or a tapering tail, first passes the bar by a little (a uniform octave of 160 rows a
 # sub-bucket, 3.3σ_r, lost its last sub-bucket when the bar alone decided). Arithmetic.
 SHARP = 2.0
-# Sub-buckets per end bucket (fewer when an integer bucket holds fewer whole values): a year
-# column's 21 years fall in one or two of a 1,024-year octave's 32 (32 years each). Finer ones
-# split the rows over more sub-buckets, each needing the same 2.5σ_r. Arithmetic, not tuned.
+# Sub-buckets of the bucket (fewer when it holds fewer whole values): a year column's 21 years
+# fall in one or two of a 1,024-year octave's 32 (32 years each). Finer ones split the rows
+# over more sub-buckets, each needing the same bar. Arithmetic, not tuned.
 SUB_BUCKETS = 32
 
 
