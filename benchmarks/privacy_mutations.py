@@ -365,6 +365,13 @@ MUTATIONS: tuple[Mutation, ...] = (
         "a one-value bucket's pile (0, ±1) declared a point mass from its exact count, not the "
         "bounds histogram's noisy one"),
     Mutation(
+        "refine-noise-half", "synthpriv/domain_stage.py",
+        "counts = discrete_gaussian_histogram(exact, refine_sigma, source)",
+        "counts = discrete_gaussian_histogram(exact, refine_sigma / 2, source)",
+        ("tests/privacy/test_bounds_refine.py",),
+        "the bounds refinement's sub-bucket counts noised at half the σ_r its ledger event "
+        "states"),
+    Mutation(
         "heap-range-exact-buckets", "synthpriv/domain_stage.py",
         "found[name] = self._heap_bounds(schema.column(name), found[name], noisy, sigma,",
         "found[name] = self._heap_bounds(schema.column(name), found[name],"

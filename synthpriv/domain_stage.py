@@ -84,6 +84,7 @@ from synthpriv.privacy.domain_budget import (
 )
 from synthpriv.privacy.mechanisms import discrete_gaussian_histogram
 from synthpriv.privacy.randomness import RandomSource
+from synthpriv.privacy.refine import refined_bounds, refined_bucket, sub_counts
 from synthpriv.rounds import is_narrow, narrow_values, round_values
 from synthpriv.schema import (
     FINE_CELLS,
@@ -156,6 +157,9 @@ class DomainStage(Stage):
         self.round_counts: dict[str, dict[float, int]] = {}
         # per heap column with 2+ heaps inside its DP bounds, the heaps' range test (DP figures)
         self.heap_ranges: dict[str, HeapRange] = {}
+        # per column refined inside its end bucket, the noisy sub-bucket counts (DP outputs of
+        # the bounds refinement, privacy.refine) and their exact counts (never released: tests)
+        self.refinements: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         # per discovered column, the threshold T its discovery used (public given the kinds)
         self.thresholds: dict[str, int] = {}
 
@@ -177,6 +181,7 @@ class DomainStage(Stage):
         if noise.heap_sigma is not None:
             figures["heap_sigma"] = noise.heap_sigma
             figures["heap_threshold"] = float(noise.heap_threshold)
+            figures["refine_sigma"] = noise.refine_sigma
         if noise.threshold is not None or noise.heap_sigma is not None:
             figures["delta_thresholds"] = noise.delta_per_column * (
                 len(self.categories) + len(self.kinds)) + noise.heap_delta * len(self.heaps)
@@ -268,10 +273,15 @@ class DomainStage(Stage):
             self.round_counts[name] = rounds
             if found[name].get("kind") != "categorical":  # not released all missing
                 noisy, reading, shape, columns, valued = readings[name]
+                before = found[name]
                 found[name] = self._heap_bounds(schema.column(name), found[name], noisy, sigma,
                                                 buckets[name], reading, shape, heaps,
                                                 plan.noise["heap_sigma"], columns, valued,
                                                 int(plan.noise["heap_threshold"]))
+                if bounds_of(found[name]) == bounds_of(before):  # not the heaps': refine
+                    found[name] = self._refined(schema.column(name), found[name], noisy, sigma,
+                                                buckets[name], reading, shape, counter,
+                                                plan.noise["refine_sigma"], source)
                 masses = point_masses(schema.column(name), found[name],
                                       list(heaps) + bucket_piles(noisy, sigma, buckets[name]))
                 found[name]["point_masses"] = masses
@@ -323,6 +333,15 @@ class DomainStage(Stage):
         at_heap = {"lower": lower == found.lower, "upper": upper == found.upper}
         return {**within,
                 "spread_clipped": [s for s in within["spread_clipped"] if not at_heap[s]]}
+
+    def _refined(self, column: NumericColumn, domain: dict, noisy: np.ndarray, sigma: float,
+                 grid: Buckets, reading: BoundsReading | None, shape: tuple, values: Counter,
+                 refine_sigma: float, source: RandomSource) -> dict:
+        """``domain`` refined inside its end bucket (``refine_domain``), its noisy and exact
+        sub-bucket counts kept in ``refinements``."""
+        self.refinements.pop(column.name, None)
+        return refine_domain(column, domain, noisy, sigma, grid, reading, shape, values,
+                             refine_sigma, source, self.refinements)
 
     def realised(self, plan: StagePlan, schema: Schema) -> RealisedNoise:
         """Pass (2)'s noise for the kinds ``schema`` holds (decided under DP): the plan's ρ and
@@ -485,6 +504,41 @@ def round_candidates(column: NumericColumn, domain: dict) -> list[float]:
     breaks = None if shape is None else shape["breaks"]
     return [float(v) for v in round_values(lower, upper, breaks,
                                             None if shape is None else shape["mass"])]
+
+
+def bounds_of(domain: dict) -> tuple[float | None, float | None]:
+    """A resolved column's (lower, upper), None where it has none (all missing)."""
+    return domain.get("lower"), domain.get("upper")
+
+
+def refine_domain(column: NumericColumn, domain: dict, noisy: np.ndarray, sigma: float,
+                  grid: Buckets, reading: BoundsReading | None, shape: tuple,
+                  values: Counter, refine_sigma: float, source: RandomSource,
+                  kept: dict | None = None) -> dict:
+    """``domain`` (the column's DP bounds read from the buckets) refined inside its one bucket
+    (``privacy.refine``): the sub-bucket counts of the bucket ``refined_bucket`` picks, from the
+    column's exact ``values`` counts, noised at ``refine_sigma`` (the plan's σ_r: its
+    DiscreteGaussianEvent is the plan's, sensitivity Δ₂, each row in at most one sub-bucket),
+    and each side moved in past the sub-buckets that show no rows (``refined_bounds``).
+    ``domain`` unchanged for a declared bound, a zeros-only reading or none, or a column the
+    rule leaves alone. ``kept``: where to keep the (noisy, exact) sub-bucket counts, by column
+    name."""
+    if (reading is None or reading.zeros_only or not isinstance(grid, Buckets)
+            or column.lower is not None or column.upper is not None or "upper" not in domain):
+        return domain
+    bucket = refined_bucket(noisy, sigma, grid, reading)
+    if bucket is None:
+        return domain
+    exact = sub_counts(values, grid, [bucket])
+    counts = discrete_gaussian_histogram(exact, refine_sigma, source)
+    if kept is not None:  # the noisy counts (DP outputs) and the exact ones (tests only)
+        kept[column.name] = (counts, exact)
+    bounds = (domain["lower"], domain["upper"])
+    lower, upper = refined_bounds(counts, refine_sigma, grid, bucket,
+                                  (float(noisy[bucket]), sigma), bounds)
+    if (lower, upper) == bounds:
+        return domain
+    return dp_bounds(column, replace(reading, lower=lower, upper=upper), shape)
 
 
 def round_entries(rounds: dict[float, int], domain: dict, masses: list[float] | None,

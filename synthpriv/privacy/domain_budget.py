@@ -93,6 +93,23 @@ KIND_STATISTICS = 2  # per auto column: its class histogram and its singleton co
 # costs the recipe 18 % of its ρ. Measured: benchmarks/README.md, "heaps"; never tuned on a
 # held-out table.
 HEAP_NOISE_FACTOR = 1.25
+# F_r: each heap column also gets a refinement histogram (``privacy.refine``: sub-buckets of the
+# one bucket its DP bounds were read from, each row in at most one: sensitivity Δ₂) at F_r times
+# the noise, 1/F_r² of a domain histogram's ρ. It runs exactly when the column's heap histogram
+# does, so both share one weight per heap column (``heap_column_weight``) and the reallocation
+# below moves them together. 4: a year column of 1,089 rows (ISLP Weekly, σ ≈ 31) shows in one
+# sub-bucket at ≈ 9σ_r (located at 3.8σ_r), and the domain σ rises ≈ 0.6 % on an all-auto table
+# (1/16 per column). F_r = 2 raised it 2.4 % on Wage, whose `year` then lost its heaps' range
+# (5σ_R went from 99 % to 101 % of SEEN_TAIL × its rows: benchmarks/README.md, "outrange").
+# Arithmetic and that one measured cliff, not tuned on a release's figures.
+REFINE_NOISE_FACTOR = 4.0
+REFINE_LABEL = "DP bounds refinement (sub-bucket counts of the end buckets) of "
+
+
+def heap_column_weight() -> float:
+    """The weight (in domain histograms at z) of one heap column's two histograms: its heap
+    histogram (1/F²) and its bounds refinement (1/F_r²)."""
+    return 1.0 / HEAP_NOISE_FACTOR**2 + 1.0 / REFINE_NOISE_FACTOR**2
 # the heap histograms' event: their cells released are the kept heaps and, unthresholded, the
 # round values named from the DP bounds (synthpriv.privacy.candidates: same noise, no added ρ/δ)
 HEAP_LABEL = "DP heaps (exact-value counts; named round values' counts unthresholded) of "
@@ -125,6 +142,7 @@ class DomainNoise:
     heap_sigma: float | None = None
     heap_threshold: int | None = None
     heap_delta: float = 0.0  # δ of one column's heap threshold
+    refine_sigma: float | None = None  # σ of the bounds refinement's sub-bucket counts
 
 
 def plan_domain_noise(
@@ -144,7 +162,7 @@ def plan_domain_noise(
     if rho <= 0 or histograms == 0:
         raise ValueError("the domain step needs ρ > 0 and at least one column")
     kind_weight = KIND_STATISTICS * len(kinds) / KIND_NOISE_FACTOR**2
-    heap_weight = len(heaps) / HEAP_NOISE_FACTOR**2
+    heap_weight = len(heaps) * heap_column_weight()
     multiplier = math.sqrt((histograms + kind_weight + heap_weight) / (2.0 * rho))
     sensitivity = histogram_l2_sensitivity(neighbouring, rows_per_person)
     sigma = multiplier * sensitivity
@@ -185,6 +203,9 @@ def plan_domain_noise(
             + ", ".join(heaps)))
         events += [ThresholdEvent(noise.heap_delta, label=f"heap threshold: {name}")
                    for name in heaps]
+        noise.refine_sigma = REFINE_NOISE_FACTOR * multiplier * sensitivity
+        events.append(DiscreteGaussianEvent(REFINE_NOISE_FACTOR * multiplier, len(heaps),
+                                            label=REFINE_LABEL + ", ".join(heaps)))
     return noise
 
 
@@ -232,7 +253,7 @@ def realised_domain_noise(
     plan = plan_domain_noise(rho, bounds, categories, delta, neighbouring, epsilon, kinds,
                              rows_per_person, heaps)
     sensitivity = plan.sigma / plan.multiplier  # Δ₂, as the plan has it
-    z, heap_weight = plan.multiplier, 1.0 / HEAP_NOISE_FACTOR**2
+    z, heap_weight = plan.multiplier, heap_column_weight()
     heap_z = HEAP_NOISE_FACTOR * z
     named = {kind: [n for n in kinds if decided[n] == kind] for kind in DECIDED}
     cats = named["categorical"]
@@ -276,6 +297,8 @@ def realised_domain_noise(
             + ", ".join(ran_heaps)))
         events += [ThresholdEvent(plan.heap_delta, label=f"heap threshold: {name}")
                    for name in ran_heaps]
+        events.append(DiscreteGaussianEvent(REFINE_NOISE_FACTOR * z, len(ran_heaps),
+                                            label=REFINE_LABEL + ", ".join(ran_heaps)))
     if not cats:  # nothing takes the unused weight: the plan's events that did not run
         if unused_domain:
             events.append(DiscreteGaussianEvent(
@@ -285,6 +308,9 @@ def realised_domain_noise(
             events.append(DiscreteGaussianEvent(
                 heap_z, len(unused_heaps), label="planned, not run: DP heaps of "
                 + ", ".join(unused_heaps)))
+            events.append(DiscreteGaussianEvent(
+                REFINE_NOISE_FACTOR * z, len(unused_heaps), label="planned, not run: "
+                + REFINE_LABEL + ", ".join(unused_heaps)))
     planned_delta = sum(e.delta for e in plan.events if isinstance(e, ThresholdEvent))
     spent_delta = sum(e.delta for e in events if isinstance(e, ThresholdEvent))
     if spent_delta > planned_delta * (1 + 1e-12):
@@ -325,11 +351,12 @@ def domain_share(histograms: int, columns: int, kinds: int = 0, heaps: int = 0) 
     plan then raises it (``small_table_share``). ``kinds`` auto columns
     (counted among the ``histograms`` too) add their KIND_STATISTICS kind statistics at
     1/KIND_NOISE_FACTOR² of a histogram's ρ each, and ``heaps`` heap histograms
-    1/HEAP_NOISE_FACTOR² each. Public: k, d and the numbers of auto and heap columns only."""
+    1/HEAP_NOISE_FACTOR² + 1/REFINE_NOISE_FACTOR² each (with their bounds refinement).
+    Public: k, d and the numbers of auto and heap columns only."""
     if histograms <= 0 or columns <= 0:
         raise ValueError("the domain share needs at least one column")
     weight = (histograms + KIND_STATISTICS * kinds / KIND_NOISE_FACTOR**2
-              + heaps / HEAP_NOISE_FACTOR**2) * ONE_WAY_SHARE / columns
+              + heaps * heap_column_weight()) * ONE_WAY_SHARE / columns
     return weight / (1.0 + weight)
 
 

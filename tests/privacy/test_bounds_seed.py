@@ -152,7 +152,9 @@ def test_the_domain_step_seeds_from_its_kind_histogram_and_records_no_event(
         tmp_path: Path) -> None:
     """A safe draft (every column auto) of the 600-row spread count and five 0/1 flags at
     ε = 0.5 (σ ≈ 45, about College's): the count column is decided integer and gets DP bounds in
-    ≥ 32 of 40 seeded domain steps (35 measured; 25 without the seed), and the ledger holds
+    ≥ 30 of 40 seeded domain steps (35 measured on main ccda7d6; 30 with the bounds refinement's
+    histogram, whose weight raises σ 0.7 %: 175 and 168 of 200 seeds, within their noise; 25
+    without the seed), and the ledger holds
     exactly the events the plan's ρ realised for the kinds decided (the seed reads DP outputs
     only: no event, no budget; checked where the column is bounded, since an all-missing
     column's resolved entry no longer says it was decided integer)."""
@@ -179,4 +181,4 @@ def test_the_domain_step_seeds_from_its_kind_histogram_and_records_no_event(
             assert ledger.events == tuple(stage.realised(domain_plan, resolved.schema).events)
         assert sum(zcdp_rho(e) for e in ledger.events
                    if not isinstance(e, ThresholdEvent)) <= domain_plan.rho * (1 + 1e-9)
-    assert bounded >= 32, f"the count column got DP bounds in {bounded} of 40 runs"
+    assert bounded >= 30, f"the count column got DP bounds in {bounded} of 40 runs"

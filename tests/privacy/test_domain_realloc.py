@@ -21,8 +21,8 @@ from synthpriv.pipeline import plan_job
 from synthpriv.privacy.accountant import Ledger, ThresholdEvent, zcdp_rho
 from synthpriv.privacy.domain_budget import (
     DECIDED,
-    HEAP_NOISE_FACTOR,
     REALLOCATE_MIN_MULTIPLIER,
+    heap_column_weight,
     plan_domain_noise,
     realised_domain_noise,
 )
@@ -84,14 +84,15 @@ def _spy(monkeypatch) -> list[tuple[float, int, dict]]:
 
 def test_category_counts_carry_the_reallocated_noise(tmp_path: Path, monkeypatch) -> None:
     """With c1, c2 decided categorical, t an id and n an integer, the categorical columns get
-    the weight of t's histograms and of the three unused heap histograms, half each:
-    w = 1 + (1 + 3/F²)/2, σ_c = σ/√w. The kept values' noisy counts minus their exact counts
-    have std σ_c within the chi-square bounds (two-sided, 1e-4 each side); the plan's σ (no
-    reallocation) and a σ with all of the unused weight on each column both lie outside."""
+    the weight of t's histograms and of the three unused heap histograms (each with its bounds
+    refinement), half each: w = 1 + (1 + 3·(1/F² + 1/F_r²))/2, σ_c = σ/√w. The kept values'
+    noisy counts minus their exact counts have std σ_c within the chi-square bounds (two-sided,
+    1e-4 each side); the plan's σ (no reallocation) and a σ with all of the unused weight on
+    each column both lie outside."""
     job, plan, stage = _job(tmp_path)
     domain = plan.stages[0]
     realised = _realised(job, domain, stage)
-    weight = 1 + (1 + 3 / HEAP_NOISE_FACTOR**2) / 2
+    weight = 1 + (1 + 3 * heap_column_weight()) / 2
     assert realised.weight == pytest.approx(weight)
     sigma_c = realised.category_sigma
     assert sigma_c == pytest.approx(domain.noise["sigma"] / np.sqrt(weight))
@@ -116,7 +117,7 @@ def test_category_counts_carry_the_reallocated_noise(tmp_path: Path, monkeypatch
     variance = float(np.var(errors, ddof=1))
     assert low <= variance / sigma_c**2 <= high, variance / sigma_c**2
     assert not low <= variance / domain.noise["sigma"] ** 2 <= high  # the plan's σ
-    all_weight = domain.noise["sigma"] / np.sqrt(1 + 1 + 3 / HEAP_NOISE_FACTOR**2)
+    all_weight = domain.noise["sigma"] / np.sqrt(1 + 1 + 3 * heap_column_weight())
     assert not low <= variance / all_weight**2 <= high  # each column taking all of it
     assert abs(errors.mean()) <= 4 * sigma_c / np.sqrt(len(errors))  # unbiased
 
@@ -177,7 +178,7 @@ def test_every_outcome_spends_the_plans_rho_and_delta(neighbouring: str, rho: fl
     plan = plan_domain_noise(rho, bounds, categories, 1e-6, neighbouring, 1.0, kinds, 1, heaps)
     planned_rho = sum(zcdp_rho(e) for e in plan.events if not isinstance(e, ThresholdEvent))
     planned_delta = sum(e.delta for e in plan.events if isinstance(e, ThresholdEvent))
-    most = 1 + (len(kinds) - 1) + len(kinds) / HEAP_NOISE_FACTOR**2
+    most = 1 + (len(kinds) - 1) + len(kinds) * heap_column_weight()
     assert (plan.multiplier / np.sqrt(most) >= REALLOCATE_MIN_MULTIPLIER) == moves
     ledger = Ledger(neighbouring)
     ledger.extend(plan.events)
@@ -195,7 +196,7 @@ def test_every_outcome_spends_the_plans_rho_and_delta(neighbouring: str, rho: fl
         cats = outcome.count("categorical")
         if cats and moves:
             unused = outcome.count("none") + (len(kinds) - outcome.count("numeric")) \
-                / HEAP_NOISE_FACTOR**2
+                * heap_column_weight()
             assert realised.weight == pytest.approx(1 + unused / cats)
             assert realised.category_threshold <= plan.threshold
         else:  # nothing reallocated

@@ -168,7 +168,9 @@ def test_the_residual_carries_the_noise_it_states(tmp_path: Path, counts: dict) 
 
 def test_the_rule_adds_no_budget_and_no_event(tmp_path: Path) -> None:
     """Post-processing: a draw where the rule fires records exactly the events of one where it
-    does not (the same schema and plan; a table with 3,000 rows spread over 1030-2029)."""
+    does not (the same schema and plan; a table with 3,000 rows spread over 1030-2029: its
+    bounds stay the octave's, but for the bounds refinement's cut of the top 32 years, which
+    hold 42 of its 8,402 rows)."""
     table = _table(YEARS)
     job, plan, stage = _job(tmp_path, table)
     fired, other = Ledger(job.config.budget.neighbouring), Ledger(job.config.budget.neighbouring)
@@ -176,7 +178,9 @@ def test_the_rule_adds_no_budget_and_no_event(tmp_path: Path) -> None:
     assert _bounds(resolved) == (2003.0, 2009.0) and stage.heap_ranges["x"].codes
     tail = _table({**dict.fromkeys(np.arange(1030.0, 2030.0), 3), **YEARS})  # 3 rows each
     resolved, _ = _resolve(job, plan, stage, tail, 3, other)
-    assert not stage.heap_ranges["x"].codes and _bounds(resolved) == (1024.0, 2047.0)
+    assert not stage.heap_ranges["x"].codes
+    lower, upper = _bounds(resolved)  # the octave's, or refined inside it (privacy.refine)
+    assert 1024.0 <= lower <= 1030.0 and 2015.0 <= upper <= 2047.0, (lower, upper)
     assert [repr(e) for e in fired.events] == [repr(e) for e in other.events]
     assert fired.events, "the domain step records its events"
     assert EXTEND_NOISE * stage.heap_ranges["x"].sigma < stage.heap_ranges["x"].residual
