@@ -490,6 +490,12 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("tests/marginals/test_bucket_counts.py",),
         "a numeric column's bucket_counts (in the release's schema, combined with its 1-way "
         "cells) are the DP bounds' exact bucket counts, not the noisy histogram's"),
+    Mutation(
+        "aim-wide-batch-unsplit", "synthpriv/privacy/budget.py",
+        "return gaussian_noise_multiplier(share * rho, measurements), later, epsilon",
+        "return gaussian_noise_multiplier(share * rho, 1), later, epsilon",
+        ("tests/marginals/test_aim_batch.py",),
+        "a wide table's 1-way batch: each of the d measurements at the whole batch's noise"),
 )
 
 
