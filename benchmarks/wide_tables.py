@@ -47,6 +47,19 @@ def wide171(folder: Path, seed: int = 0) -> Path:
     return folder / "train.csv"
 
 
+def wide516(folder: Path, seed: int = 0) -> Path:
+    """Caravan's 86 columns and 5 copies of them, each with its rows shuffled (``c<k>_*``):
+    516 columns over Caravan's rows, above AIM's 445-column batch rule with enough rows for
+    its rounds to run (Fund and Khan have 50-63)."""
+    caravan = pd.read_csv(SUITE / "caravan/train.csv")
+    parts = [caravan] + [
+        caravan.sample(frac=1.0, random_state=seed + k).reset_index(drop=True).add_prefix(f"c{k}_")
+        for k in range(1, 6)]
+    folder.mkdir(parents=True, exist_ok=True)
+    pd.concat(parts, axis=1).to_csv(folder / "train.csv", index=False)
+    return folder / "train.csv"
+
+
 def islp_table(folder: Path, name: str) -> Path:
     """An ISLP table as its wheel holds it (benchmarks/dev_tables.py): Fund (50 rows, 2,000
     columns), Khan_xtrain (63 rows, 2,308 columns)."""
@@ -91,8 +104,8 @@ def timed(config: Path, out: Path, timeout: float) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("table", choices=["loans", "caravan", "wide150", "wide171", "Fund",
-                                          "Khan_xtrain", "Khan_xtest"])
+    parser.add_argument("table", choices=["loans", "caravan", "wide150", "wide171", "wide516",
+                                          "Fund", "Khan_xtrain", "Khan_xtest"])
     parser.add_argument("--epsilon", type=float, default=1.0)
     parser.add_argument("--work", type=Path, default=Path("/tmp/wide-tables"))
     parser.add_argument("--timeout", type=float, default=1800.0, help="wall seconds per run")
@@ -102,6 +115,8 @@ def main() -> None:
         train = wide_table(args.work / "wide150")
     elif args.table == "wide171":
         train = wide171(args.work / "wide171")
+    elif args.table == "wide516":
+        train = wide516(args.work / "wide516")
     elif args.table[0].isupper():
         train = islp_table(args.work / args.table, args.table)
     else:
