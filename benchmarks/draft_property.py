@@ -10,7 +10,6 @@ tests/test_draft_property.py runs the same check (generated tables fast, real on
 
 from __future__ import annotations
 
-import io
 import sys
 import tempfile
 import time
@@ -20,9 +19,11 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from synthpriv.chunks import table_header
 from synthpriv.config import load_job
 from synthpriv.runner import run_job
 from synthpriv.schema_infer import infer_schema, schema_yaml
+from synthpriv.table import delimited, file_rows, header_delimiter, header_names
 
 
 def draft_and_run(text: str, folder: Path, recipe: str = "independent",
@@ -34,13 +35,15 @@ def draft_and_run(text: str, folder: Path, recipe: str = "independent",
     (folder / "data.csv").write_text(text, encoding="utf-8")
     draft, notes = infer_schema(folder / "data.csv")
     (folder / "schema.yaml").write_text(schema_yaml(draft, notes=notes))
-    config = {"name": "draft", "data": {"path": "data.csv", "schema": "schema.yaml"},
+    delimiter = header_delimiter(table_header(folder / "data.csv"))  # the draft note's line
+    config = {"name": "draft", "data": {"path": "data.csv", "schema": "schema.yaml",
+                                        "delimiter": delimiter},
               "budget": {"epsilon": epsilon, "delta": 1e-6}, "pipeline": {"recipe": recipe},
               "evaluation": {"enabled": False}, "output": {"dir": str(folder / "out")}, "seed": 1}
     (folder / "job.yaml").write_text(yaml.safe_dump(config))
     run_job(load_job(folder / "job.yaml"))
-    real = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
-    real.columns = [name.strip() for name in real.columns]
+    cells = file_rows(delimited(folder / "data.csv", delimiter))
+    real = pd.DataFrame(cells[1:], columns=header_names(cells[0]), dtype=str)
     released = pd.read_csv(folder / "out" / "synthetic.csv", dtype=str, keep_default_na=False)
     leaked = {}
     for column in draft["columns"]:

@@ -505,6 +505,12 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("tests/test_small_table_share.py",),
         "the small-table rule reads the table's row count when none is public: the domain "
         "step's share (and every stage's noise) then depends on n, unaccounted"),
+    Mutation(
+        "aim-wide-batch-unsplit", "synthpriv/privacy/budget.py",
+        "return gaussian_noise_multiplier(share * rho, measurements), later, epsilon",
+        "return gaussian_noise_multiplier(share * rho, 1), later, epsilon",
+        ("tests/marginals/test_aim_batch.py",),
+        "a wide table's 1-way batch: each of the d measurements at the whole batch's noise"),
 )
 
 

@@ -63,7 +63,7 @@ from synthpriv.config import load_job  # noqa: E402
 from synthpriv.evaluation.values import copied_values, value_fidelity  # noqa: E402
 from synthpriv.runner import run_job  # noqa: E402
 from synthpriv.schema_infer import infer_schema, schema_yaml  # noqa: E402
-from synthpriv.table import header_delimiter  # noqa: E402
+from synthpriv.table import WHITESPACE, csv_rows, header_delimiter  # noqa: E402
 
 CHECKS = ("refused", "dropped", "leak", "missing", "not_number", "negative", "date_format",
           "fake_spike", "lost_spike", "outside", "integer_float", "decimals")
@@ -111,7 +111,11 @@ def text_delimiter(text: str) -> str:
 
 
 def read_cells(source: str | Path | io.StringIO, delimiter: str = ",") -> pd.DataFrame:
-    """A CSV's cells as text, as a user's spreadsheet shows them (names stripped)."""
+    """A CSV's cells as text, as a user's spreadsheet shows them (names stripped); a
+    whitespace-separated one split as the run splits it (``table.csv_rows``)."""
+    if delimiter == WHITESPACE:
+        rows = [row for row in csv_rows(source, WHITESPACE) if row]
+        return pd.DataFrame(rows[1:], columns=[c.strip() for c in rows[0]], dtype=str)
     frame = pd.read_csv(source, dtype=str, keep_default_na=False, encoding="utf-8-sig",
                         sep=delimiter)
     return frame.rename(columns=lambda c: c.strip())

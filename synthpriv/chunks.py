@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import codecs
 import contextlib
-import csv
 import io
 import os
 from collections.abc import Generator, Iterator, Sequence
@@ -32,8 +31,10 @@ import pyarrow.parquet as pq
 from synthpriv.errors import DataError
 from synthpriv.schema import Schema
 from synthpriv.table import (
+    WHITESPACE,
     _check_header,
     as_path,
+    csv_rows,
     delimiter_of,
     empty_file_error,
     header_names,
@@ -47,6 +48,7 @@ from synthpriv.table import (
 
 CHUNK_CELLS = 1_500_000  # cells parsed at a time by default: 100,000 rows of 15 columns
 BLOCK_BYTES = 1 << 20
+SPACED_ROWS = 1 << 16  # rows per record batch of a whitespace-separated file
 
 
 def is_parquet(path: Path) -> bool:
@@ -176,7 +178,7 @@ def csv_header(path: Path) -> list[str]:
     with open_binary(path) as handle:
         text = io.TextIOWrapper(handle, encoding="utf-8-sig", newline="")
         try:
-            for row in csv.reader(text, delimiter=delimiter_of(path)):
+            for row in csv_rows(text, delimiter_of(path)):
                 if row:
                     if not "".join(row).strip() and not text.read(1 << 16).strip():
                         raise empty_file_error(path)
@@ -190,6 +192,9 @@ def _csv_batches(path: Path, schema: Schema) -> Iterator[pa.RecordBatch]:
     header = csv_header(path)
     names = header_names(header)
     _check_header(names, schema, path)
+    if delimiter_of(path) == WHITESPACE:  # pyarrow splits on one character only
+        yield from _spaced_batches(path, names)
+        return
     options = {
         "read_options": pacsv.ReadOptions(block_size=BLOCK_BYTES, use_threads=False),
         "parse_options": pacsv.ParseOptions(delimiter=delimiter_of(path), newlines_in_values=True),
@@ -205,6 +210,34 @@ def _csv_batches(path: Path, schema: Schema) -> Iterator[pa.RecordBatch]:
     except pa.ArrowInvalid as error:
         _raise_structure_error(path, len(header))
         raise DataError(f"{path}: cannot be read as CSV: {error}") from None
+
+
+def _spaced_batches(path: Path, names: list[str]) -> Iterator[pa.RecordBatch]:
+    """The rows of a whitespace-separated file (``table.csv_rows``) after its header, as record
+    batches of text cells of at most SPACED_ROWS rows; a row with another number of fields
+    than the header raises ``read_table``'s error, naming it."""
+    with open_binary(path) as handle:
+        text = io.TextIOWrapper(handle, encoding="utf-8-sig", newline="")
+        rows = (row for row in csv_rows(text, WHITESPACE) if row)
+        batch: list[list[str]] = []
+        try:
+            next(rows, None)  # the header (csv_header read it)
+            for number, row in enumerate(rows, start=1):
+                if len(row) != len(names):
+                    raise ragged_row_error(path, number, row, len(names))
+                batch.append(row)
+                if len(batch) == SPACED_ROWS:
+                    yield _text_batch(batch, names)
+                    batch = []
+        except UnicodeDecodeError:
+            raise not_utf8_error(path, _first_bad_byte(path)) from None
+    if batch:
+        yield _text_batch(batch, names)
+
+
+def _text_batch(rows: list[list[str]], names: list[str]) -> pa.RecordBatch:
+    return pa.RecordBatch.from_arrays(
+        [pa.array([row[k] for row in rows], pa.string()) for k in range(len(names))], names=names)
 
 
 def use_returning_memory_pool() -> None:
@@ -225,7 +258,7 @@ def _raise_structure_error(path: Path, fields: int) -> None:
         raise not_utf8_error(path, offset)
     with open_binary(path) as handle:
         text = io.TextIOWrapper(handle, encoding="utf-8-sig", newline="")
-        rows = (row for row in csv.reader(text, delimiter=delimiter_of(path)) if row)
+        rows = (row for row in csv_rows(text, delimiter_of(path)) if row)
         next(rows)
         for number, row in enumerate(rows, start=1):
             if len(row) != fields:

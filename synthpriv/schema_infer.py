@@ -22,10 +22,12 @@ from synthpriv.errors import DataError
 from synthpriv.public_lists import LISTS, suggested_lists, value_set
 from synthpriv.schema import repeated
 from synthpriv.table import (
+    WHITESPACE,
     delimited,
     delimiter_name,
     delimiter_of,
     duplicate_header_message,
+    file_rows,
     frame_cells,
     header_delimiter,
     header_names,
@@ -81,13 +83,10 @@ def infer_schema(source: str | Path | pd.DataFrame, safe: bool = False,
         if safe:
             schema, notes = _safe_columns(table_header(path), path)
             return schema, delimiter_notes + notes
-        try:
-            raw = pd.read_csv(path, header=None, dtype=str, keep_default_na=False,
-                              encoding="utf-8-sig", sep=delimiter_of(path))
-        except FileNotFoundError:
-            raise DataError(f"data file not found: {written_and_resolved(path)}") from None
-        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
-            raise DataError(f"{path}: cannot read it as a UTF-8 CSV: {error}") from None
+        if delimiter_of(path) == WHITESPACE:  # the run's reader: pandas has no such rule
+            raw = pd.DataFrame(file_rows(path), dtype=str)
+        else:
+            raw = _read_csv(path)
     names = header_names(raw.iloc[0].tolist())
     duplicated = repeated(names)
     if duplicated:
@@ -113,12 +112,23 @@ def infer_schema(source: str | Path | pd.DataFrame, safe: bool = False,
     return schema, notes
 
 
+def _read_csv(path: Path) -> pd.DataFrame:
+    try:
+        return pd.read_csv(path, header=None, dtype=str, keep_default_na=False,
+                           encoding="utf-8-sig", sep=delimiter_of(path))
+    except FileNotFoundError:
+        raise DataError(f"data file not found: {written_and_resolved(path)}") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
+        raise DataError(f"{path}: cannot read it as a UTF-8 CSV: {error}") from None
+
+
 def file_delimiter(path: Path, delimiter: str | None) -> tuple[Path, list[str]]:
     """``path`` marked with the delimiter to read it with (``table.delimited``), and the note
     that tells the user the job config's line. ``delimiter`` None: detected from the HEADER
     line only (public, so the safe draft stays private): a header with no comma (one column
-    read with ',') holding exactly one of tab, ';' and '|' is read with it; else ','. Parquet
-    files have no delimiter."""
+    read with ',') holding exactly one of tab, ';' and '|' is read with it, one holding none of
+    them but words apart by spaces with runs of spaces and tabs (``table.header_delimiter``);
+    else ','. Parquet files have no delimiter."""
     if is_parquet(path):
         return path, []
     how = "given by --delimiter"
@@ -127,10 +137,17 @@ def file_delimiter(path: Path, delimiter: str | None) -> tuple[Path, list[str]]:
     if delimiter == ",":
         return path, []
     return delimited(path, delimiter), [
-        f"the file's fields are separated by {delimiter_name(delimiter)} ({how}): this draft "
+        f"the file's fields are separated by {_separator(delimiter)} ({how}): this draft "
         "names its columns so. Put the line  delimiter: "
         f"{delimiter_name(delimiter)}  under 'data:' in the job config, so the run reads the "
-        "file with it (the release is written comma-separated)."]
+        "file with it (the release is written comma-separated)."
+        + ("" if delimiter != WHITESPACE or how != "detected from the header" else
+           " If the file is comma-separated (one column whose name holds spaces), draft it "
+           "again with --delimiter \",\".")]
+
+
+def _separator(delimiter: str) -> str:
+    return "runs of spaces and tabs" if delimiter == WHITESPACE else delimiter_name(delimiter)
 
 
 def refuse_unmodelled(path: Path, columns: list[dict]) -> None:
@@ -173,9 +190,20 @@ def _safe_columns(names: list[str], path: Path) -> tuple[dict, list[str]]:
         note for name in names if (note := _named_list_note(name)) is not None]
     if len(names) == 1 and len(names[0].split()) > 1:
         notes.append(f"the header is the one column '{names[0][:60]}': if the file separates "
-                     "fields with spaces, convert it to comma-separated first (a run reads it "
+                     "fields with spaces, draft it with --delimiter whitespace (a run reads it "
                      "as one column).")
+    if names and all(_is_number(name) for name in names):
+        notes.append("every name in the header is a number: if the file has no header row, add "
+                     "one (its first row is read as the column names, not as data).")
     return {"columns": [{"name": name, "kind": "auto"} for name in names]}, notes
+
+
+def _is_number(name: str) -> bool:
+    try:
+        float(name)
+    except ValueError:
+        return False
+    return True
 
 
 def _list_entry(name: str, listed: str) -> str:

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Iterable
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import numpy as np
 import pandas as pd
@@ -32,6 +33,7 @@ from synthpriv.schema import (
 MAX_SHOWN = 5
 MAX_VALUE_CHARS = 40
 OTHER_DELIMITERS = ("\t", ";", "|")  # the delimiters a header alone can reveal (schema infer)
+WHITESPACE = "whitespace"  # data.delimiter: runs of spaces and tabs separate the fields
 
 
 class DelimitedPath(type(Path())):  # type: ignore[misc]
@@ -69,20 +71,42 @@ def delimiter_of(path: Path) -> str:
 def parse_delimiter(value: str, key: str) -> str:
     """The delimiter ``value`` written for ``key`` (data.delimiter, --delimiter): one character
     other than a quote, a line break or a space, or 'tab' / '\\t' (as a shell or an unquoted
-    YAML value passes a tab). A ValueError naming ``key`` and the fix otherwise."""
+    YAML value passes a tab), or 'whitespace' (runs of spaces and tabs: ``csv_rows``). A
+    ValueError naming ``key`` and the fix otherwise."""
     if value in ("tab", "\\t"):
         return "\t"
+    if value == WHITESPACE:
+        return value
     if len(value) != 1 or value in "\"\r\n ":
         raise ValueError(
             f"{key} must be one character that separates the fields, such as ',' (the default), "
-            f"';', '|' or a tab (write 'tab' or \"\\t\"); found {value!r}. Fix {key}.")
+            f"';', '|' or a tab (write 'tab' or \"\\t\"), or 'whitespace' (runs of spaces and "
+            f"tabs); found {value!r}. Fix {key}.")
     return value
 
 
 def delimiter_name(delimiter: str) -> str:
     """``delimiter`` as a job config writes it, double-quoted ("\\t" for a tab: YAML reads the
-    escape only inside double quotes)."""
+    escape only inside double quotes); 'whitespace' bare."""
+    if delimiter == WHITESPACE:
+        return WHITESPACE
     return '"\\t"' if delimiter == "\t" else f'"{delimiter}"'
+
+
+def csv_rows(lines: Iterable[str], delimiter: str) -> Any:
+    """A ``csv.reader`` of ``lines`` (it counts ``line_num``) split by ``delimiter``. For
+    WHITESPACE: one record per line, each run of spaces and tabs one separator, spaces and tabs
+    at a line's ends ignored (statsmodels' ``sep=r"\\s+"`` files), double quotes as in CSV (a
+    quoted field may hold spaces; a tab inside one reads as a space). A line of spaces only is
+    an empty row, skipped as a blank line is."""
+    if delimiter != WHITESPACE:
+        return csv.reader(lines, delimiter=delimiter)
+    return csv.reader((_spaced(line) for line in lines), delimiter=" ", skipinitialspace=True)
+
+
+def _spaced(line: str) -> str:
+    body = line.rstrip("\r\n")
+    return body.replace("\t", " ").strip(" ") + line[len(body):]
 
 
 def _examples(values: pd.Series) -> list[str]:
@@ -100,7 +124,27 @@ def read_table(path: str | Path, schema: Schema) -> pd.DataFrame:
     schema says none may occur. A UTF-8 byte-order mark is accepted.
     """
     path = as_path(path)
-    reader = csv.reader(io.StringIO(_read_text(path)), delimiter=delimiter_of(path))
+    rows = _raw_rows(path)
+    header = header_names(rows[0])
+    _check_header(header, schema, path)
+    _check_rows(rows, path)
+    return parse_chunk(pd.DataFrame(rows[1:], columns=header, dtype=str), schema, path, first_row=1,
+                       seen_ids={})
+
+
+def file_rows(path: str | Path) -> list[list[str]]:
+    """Every non-empty row of the file at ``path`` as text cells, the header first, read with
+    its delimiter (``csv_rows``). Raises DataError for unreadable quoting, non-UTF-8 bytes, an
+    empty file or one with no rows, and a row with another number of fields than the header
+    (naming the row). Nothing here is released."""
+    path = as_path(path)
+    rows = _raw_rows(path)
+    _check_rows(rows, path)
+    return rows
+
+
+def _raw_rows(path: Path) -> list[list[str]]:
+    reader = csv_rows(io.StringIO(_read_text(path)), delimiter_of(path))
     rows = []
     try:
         for row in reader:
@@ -113,15 +157,15 @@ def read_table(path: str | Path, schema: Schema) -> pd.DataFrame:
             f"{error}. Check the quoting there, and the delimiter (data.delimiter: "
             f"{delimiter_name(delimiter_of(path))} now)."
         ) from None
-    header = header_names(rows[0])
-    _check_header(header, schema, path)
+    return rows
+
+
+def _check_rows(rows: list[list[str]], path: Path) -> None:
     for number, row in enumerate(rows[1:], start=1):
-        if len(row) != len(header):
-            raise ragged_row_error(path, number, row, len(header))
+        if len(row) != len(rows[0]):
+            raise ragged_row_error(path, number, row, len(rows[0]))
     if len(rows) == 1:
         raise no_rows_error(path)
-    return parse_chunk(pd.DataFrame(rows[1:], columns=header, dtype=str), schema, path, first_row=1,
-                       seen_ids={})
 
 
 def check_frame(frame: pd.DataFrame, schema: Schema, what: str = "the DataFrame") -> pd.DataFrame:
@@ -282,9 +326,14 @@ def ragged_row_error(path: Path, number: int, row: list[str], expected: int) -> 
         if any("\n" in field for field in row)
         else "a stray delimiter or an unquoted comma?"
     )
+    spaced = ("" if delimiter_of(path) != WHITESPACE else
+              " The file is read with runs of spaces and tabs as the separator (data.delimiter: "
+              "whitespace): quote a value holding a space; if the file is comma-separated (one "
+              "column whose name holds a space), set data.delimiter: \",\" (schema infer "
+              "--delimiter \",\").")
     return DataError(
         f"{path}: row {number} has {len(row)} fields, the header has {expected}. "
-        f"Fix that row ({hint})."
+        f"Fix that row ({hint}).{spaced}"
     )
 
 
@@ -348,9 +397,26 @@ def header_delimiters(header: list[str]) -> list[str]:
 
 def header_delimiter(header: list[str]) -> str:
     """The delimiter a header read with ',' (``header``) shows: ',' unless it is one column
-    holding exactly one of tab, ';' and '|' (then that one). Reads the header only (public)."""
+    holding exactly one of tab, ';' and '|' (then that one), or none of them but two or more
+    words apart by spaces, or tabs mixed with spaces or in runs (then WHITESPACE: a space-
+    separated file; a one-column CSV whose name holds a space is read so too, and is refused
+    at its first row with the fix). Reads the header only (public)."""
     found = header_delimiters(header)
-    return found[0] if len(found) == 1 else ","
+    if found == ["\t"] and _mixed(header[0]):
+        return WHITESPACE
+    if len(found) == 1:
+        return found[0]
+    if not found and len(header) == 1 and len(header[0].split()) > 1:
+        return WHITESPACE
+    return ","
+
+
+def _mixed(line: str) -> bool:
+    """Whether a header line's tabs come in runs or next to spaces (a name with a space at an
+    end, or an empty name between two tabs): spaces and tabs mixed as one separator, not a
+    tab-separated header (whose first name may be empty: pandas' unnamed index)."""
+    names = line.split("\t")
+    return any(n != n.strip(" ") for n in names) or any(n == "" for n in names[1:-1])
 
 
 def refuse_other_delimiter(header: list[str], path: Path) -> None:
@@ -358,13 +424,27 @@ def refuse_other_delimiter(header: list[str], path: Path) -> None:
     delimiter than the one it is read with, read as one column. The header is public (the safe
     draft reads it), so this refusal reads nothing private."""
     found = header_delimiters(header)
-    if found:
+    if found and header_delimiter(header) != WHITESPACE:  # tabs mixed with spaces: not a TSV
         shown = " or ".join(repr(d) for d in found)
         raise DataError(
             f"{path}: the header is one column '{header[0][:60]}...' when read with "
             f"{delimiter_of(path)!r} as delimiter; the file seems to use {shown}. Set "
             f"data.delimiter: {delimiter_name(found[0])} in the job config (and draft the schema "
             f"with 'synthpriv schema infer --delimiter {delimiter_name(found[0])}')."
+        )
+
+
+def refuse_spaced_header(header: list[str], path: Path) -> None:
+    """Refuse a header read as one column of words apart by spaces, by a run whose schema
+    names several columns: a whitespace-separated file read without data.delimiter: whitespace
+    (``header_delimiter``). The header is public."""
+    if delimiter_of(path) != WHITESPACE and header_delimiter(header) == WHITESPACE:
+        raise DataError(
+            f"{path}: the header is one column '{header[0][:60]}' when read with "
+            f"{delimiter_of(path)!r} as delimiter, and the schema names several columns: the "
+            "file seems to separate its fields with spaces. Set data.delimiter: whitespace in "
+            "the job config (runs of spaces and tabs as one separator; 'synthpriv schema infer' "
+            "detects it from the header)."
         )
 
 
@@ -378,6 +458,7 @@ def _check_header(header: list[str], schema: Schema, path: Path) -> None:
         n for n in header if n not in schema.declared_names]
     if len(expected) > 1:
         refuse_other_delimiter(header, path)
+        refuse_spaced_header(header, path)
     if missing or extra:
         parts = []
         if missing:

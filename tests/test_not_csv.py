@@ -20,9 +20,9 @@ from synthpriv.runner import run_job
 from synthpriv.schema_infer import infer_schema, schema_yaml
 
 
-def _safe_run(tmp_path: Path, text: str) -> None:
+def _safe_run(tmp_path: Path, text: str, delimiter: str | None = None) -> None:
     (tmp_path / "data.csv").write_text(text)
-    draft, notes = infer_schema(tmp_path / "data.csv", safe=True)
+    draft, notes = infer_schema(tmp_path / "data.csv", safe=True, delimiter=delimiter)
     (tmp_path / "schema.yaml").write_text(schema_yaml(draft, safe=True, notes=notes))
     config = {"name": "t", "data": {"path": "data.csv", "schema": "schema.yaml"},
               "budget": {"epsilon": 1.0}, "evaluation": {"enabled": False},
@@ -48,6 +48,7 @@ def test_a_run_whose_dp_kinds_leave_nothing_to_model_says_why(tmp_path: Path) ->
     rows = [f"{a:.6f} {b:.3f}" for a, b in zip(rng.normal(size=2000), rng.normal(size=2000),
                                                 strict=True)]
     with pytest.raises(DataError, match="nothing to synthesise.*separate fields with spaces"):
-        _safe_run(tmp_path, "-0.00313 0.083\n" + "\n".join(rows) + "\n")
-    draft, notes = infer_schema(tmp_path / "data.csv", safe=True)
+        _safe_run(tmp_path, "-0.00313 0.083\n" + "\n".join(rows) + "\n", delimiter=",")
+    draft, notes = infer_schema(tmp_path / "data.csv", safe=True, delimiter=",")
     assert any("separates fields with spaces" in note for note in notes)
+    # without --delimiter the draft reads it as whitespace-separated (tests/test_whitespace.py)

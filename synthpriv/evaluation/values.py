@@ -38,6 +38,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthpriv.table import delimiter_of, file_rows
+
 POINT_MASS = 0.01
 HEADLINE_MASS = 0.05  # the suite's "worst point-mass error" looks at values this large
 SPIKE_SYNTHETIC, SPIKE_REAL = 0.01, 0.001
@@ -312,5 +314,10 @@ def csv_cells(source: object, rows: int | None) -> pd.DataFrame | None:
     path = str(source)
     if not path.lower().endswith((".csv", ".csv.gz", ".txt")):
         return None
-    frame = pd.read_csv(path, dtype=str, keep_default_na=False, nrows=rows, encoding="utf-8-sig")
+    if delimiter_of(source) == ",":
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False, nrows=rows,
+                            encoding="utf-8-sig")
+    else:  # data.delimiter (a DelimitedPath): the run's reader
+        cells = file_rows(source)
+        frame = pd.DataFrame(cells[1:] if rows is None else cells[1:rows + 1], columns=cells[0])
     return frame.rename(columns=lambda c: c.strip())

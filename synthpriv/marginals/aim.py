@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,6 +29,7 @@ from synthpriv.marginals.selection import (
     workload,
     workload_weights,
 )
+from synthpriv.marginals.settings import ONE_WAY_MOST, one_way_batch
 from synthpriv.privacy.accountant import ExponentialEvent, ZCDPFilter
 from synthpriv.privacy.budget import RoundBudget
 from synthpriv.privacy.mechanisms import exponential_mechanism
@@ -82,6 +83,34 @@ def sampled_workload(
         return queries
     picked = np.sort(rng.choice(len(queries), size=limit, replace=False))
     return [queries[i] for i in picked]
+
+
+def sampled_combinations(
+    attributes: Sequence[str], degree: int, limit: int, rng: np.random.Generator
+) -> list[Clique]:
+    """``sampled_workload(workload(attributes, degree), limit, rng)`` without listing the
+    workload: the same draw from ``rng`` and the same marginals in the same order, each picked
+    index unranked into its combination (``combinations``' lexicographic order). A wide table's
+    3-way workload is never held in memory (2,000 columns: 1.3·10⁹ triples, over 20 GB as a
+    list). Public randomness: no data is read."""
+    k = min(degree, len(attributes))
+    total = math.comb(len(attributes), k)
+    if total <= limit:
+        return workload(attributes, degree)
+    picked = np.sort(rng.choice(total, size=limit, replace=False))
+    return [tuple(attributes[i] for i in _unranked(int(r), len(attributes), k)) for r in picked]
+
+
+def _unranked(rank: int, n: int, k: int) -> list[int]:
+    """The ``rank``-th k-subset of range(n) in ``itertools.combinations``' order."""
+    chosen, x = [], 0
+    for slots in range(k, 0, -1):
+        while rank >= (starting := math.comb(n - x - 1, slots - 1)):
+            rank -= starting
+            x += 1
+        chosen.append(x)
+        x += 1
+    return chosen
 
 
 @dataclass(frozen=True)
@@ -187,7 +216,9 @@ def run_aim(
     rounds = aim_rounds(settings, len(data.domain))
     spend = RoundBudget(budget, rounds, settings.gaussian_fraction)
     multiplier = spend.multiplier  # σ / Δ2 of one measurement
-    if settings.one_way_multiplier is not None:  # a small table's 1-way round (settings.py)
+    if one_way_batch(rounds, len(data.domain), settings.gaussian_fraction):  # a wide table
+        multiplier = spend.spend_batch(len(data.domain), rounds, ONE_WAY_MOST)
+    elif settings.one_way_multiplier is not None:  # a small table's 1-way round (settings.py)
         multiplier = spend.spend_first(len(data.domain), rounds, settings.one_way_multiplier)
     data.marginals([(a,) for a in data.domain.attributes])  # one pass counts them all
     measurements = [
@@ -197,8 +228,8 @@ def run_aim(
     if adapt is not None:
         data, measurements = adapt(data, measurements)
     domain = data.domain
-    queries = sampled_workload(workload(domain.attributes, settings.workload_degree),
-                               settings.max_workload, rng)
+    queries = sampled_combinations(domain.attributes, settings.workload_degree,
+                                   settings.max_workload, rng)
     # A marginal larger than the model may ever be is never measured: skip it (and its counts).
     candidates = [c for c in downward_closure(queries) if domain.size(c) <= settings.max_model_cells]
     weights = workload_weights(candidates, queries)

@@ -8,6 +8,7 @@ add/remove one row each score changes by at most 1 (times the candidate's weight
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from itertools import combinations
 
@@ -68,6 +69,9 @@ def downward_closure(cliques: Sequence[Clique]) -> list[Clique]:
 
 
 def workload_weights(candidates: Sequence[Clique], queries: Sequence[Clique]) -> dict[Clique, float]:
-    """AIM's weight of a candidate: sum over workload queries of |candidate ∩ query|."""
-    sets = [set(q) for q in queries]
-    return {c: float(sum(len(set(c) & q) for q in sets)) for c in candidates}
+    """AIM's weight of a candidate: sum over workload queries of |candidate ∩ query|, computed
+    as the sum over the candidate's attributes of the number of queries holding each (the same
+    integer: a query's attributes are distinct), in time linear in the workload, not
+    candidates × queries (7 s of a 500-column run)."""
+    holding = Counter(a for q in queries for a in set(q))
+    return {c: float(sum(holding[a] for a in set(c))) for c in candidates}

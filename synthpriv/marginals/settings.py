@@ -9,7 +9,8 @@ What each setting follows, and where the rest live (README, "Recipe settings"):
 * AIM's model-size cap: ``model_cells`` below (n̂, d, the domain);
 * AIM's rounds: 16 per column up to ``AimSettings.max_rounds`` (d: ``aim.aim_rounds``); the 1-way
   round is d of those rounds, so its share of AIM's measurement budget is d / rounds (1/16 below
-  the cap, d / 400 above it), raised on a small table with adaptive columns until the measured
+  the cap, d / 400 above it; from 445 columns one batch of MST's 1-way share, ``one_way_batch``),
+  raised on a small table with adaptive columns until the measured
   grid's floor of cells meets the grid's own accuracy rule (``one_way_sigma``), at most
   MST's 1-way share;
 * the grid an adaptive column is measured on and its number of bins: n̂ / (2σ) cells and
@@ -51,6 +52,20 @@ def one_way_rule_rows(sigma: float) -> float:
     rounds' own σ), so that AIM's 1-way round follows n̂: n̂ < 2·GRID_CELLS_MIN·σ. The plan
     states it (public: σ comes from ε, δ, d and the recipe)."""
     return 2.0 * GRID_CELLS_MIN * sigma
+
+
+def one_way_batch(rounds: int, columns: int, gaussian_fraction: float) -> bool:
+    """Whether AIM measures its d 1-way marginals as one batch spending ONE_WAY_MOST of its ρ,
+    followed by ``rounds`` adaptive rounds sharing the rest (``budget.batch_noise``), instead of
+    as d of its rounds. It does where d rounds' measurements would cost more than all the rounds
+    (``rounds`` < α·d: 445 columns and more at the default 400 rounds, ISLP Fund's 2,000 and
+    Khan's 2,308), which AIM could not plan before (a refusal); every narrower table is planned
+    and run as before. Why a batch and not 16·d rounds (McKenna et al.): time grows with the
+    rounds (each refits the model over all d columns) and 32,000 rounds at Fund's width would
+    spread the rest of the budget too thin to tell marginals apart; why MST's 1-way share: the
+    1-way marginals of every column are what a wide table's release most needs, as in MST.
+    Public: d, the rounds and α only."""
+    return rounds < gaussian_fraction * columns
 
 
 MODEL_CELLS_LIMIT = 2_000_000  # memory/time bound, whatever the table: 16 MB a float64 copy

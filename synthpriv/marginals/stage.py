@@ -22,7 +22,6 @@ it spends of ρ) and ``_fit`` (what it measures and estimates), add it to ``SELE
 
 from __future__ import annotations
 
-import math
 from abc import abstractmethod
 from collections.abc import Mapping
 from dataclasses import replace
@@ -60,6 +59,7 @@ from synthpriv.marginals.settings import (
     MODEL_CELLS_LIMIT,
     ONE_WAY_MOST,
     model_cells,
+    one_way_batch,
     one_way_rule_rows,
     one_way_sigma,
     smallest_cap,
@@ -71,7 +71,12 @@ from synthpriv.privacy.accountant import (
     PrivacyEvent,
     ZCDPEvent,
 )
-from synthpriv.privacy.budget import first_round_noise, later_round_noise, round_noise
+from synthpriv.privacy.budget import (
+    batch_noise,
+    first_round_noise,
+    later_round_noise,
+    round_noise,
+)
 from synthpriv.privacy.conversions import exponential_epsilon, gaussian_noise_multiplier, gaussian_rho
 from synthpriv.privacy.domain_budget import ONE_WAY_SHARE
 from synthpriv.privacy.mechanisms import histogram_l1_sensitivity, histogram_l2_sensitivity
@@ -499,10 +504,11 @@ class AimStage(MarginalsStage):
             options.aim_round_iterations, options.iterations,
             options.aim_max_rounds, options.aim_max_workload,
         )
-        if records is None or rho is None or not (options.adaptive_domain
-                                                  and self.context.adaptive):
-            return settings
         d = len(self.context.domain)
+        if records is None or rho is None or not (options.adaptive_domain
+                                                  and self.context.adaptive) or one_way_batch(
+                aim_rounds(settings, d), d, options.aim_gaussian_fraction):
+            return settings  # a wide table's 1-way batch already takes ONE_WAY_MOST
         first = first_round_noise(rho, aim_rounds(settings, d), options.aim_gaussian_fraction, d,
                                   one_way_sigma(records) / self.sensitivity.l2, ONE_WAY_MOST)
         return replace(settings, one_way_multiplier=first)
@@ -524,20 +530,16 @@ class AimStage(MarginalsStage):
         rho -= reserved
         rounds = aim_rounds(self._aim_settings(), d)
         alpha = self.options.aim_gaussian_fraction
-        if rounds < alpha * d:  # the d first 1-way measurements cost d·α·ρ/rounds of ρ
-            raise ConfigError(
-                f"stage 'marginals' (aim): {rounds} rounds cannot hold the {d} 1-way marginals "
-                f"AIM measures first at one round's noise each (they would spend "
-                f"{d * alpha / rounds:.3g}× its budget). Raise aim_max_rounds (or "
-                f"aim_rounds_per_attribute) to give at least {math.ceil(alpha * d)} rounds, or "
-                "lower aim_gaussian_fraction."
-            )
-        first, _ = round_noise(rho, rounds, alpha)
+        batch = one_way_batch(rounds, d, alpha)  # d·α > rounds: d rounds cannot hold them
+        first = (batch_noise(rho, rounds, alpha, d, ONE_WAY_MOST)[0] if batch
+                 else round_noise(rho, rounds, alpha)[0])
         events: list[PrivacyEvent] = [
             ZCDPEvent(rho, label="AIM rounds (adaptive; actual events in the ledger)")]
         noise = {"sigma_first_rounds": first * self.sensitivity.l2, "max_rounds": rounds,
                  "aim_rho": rho}
-        if self.options.adaptive_domain and self.context.adaptive:
+        if batch:  # the plan states the rule: the 1-way round's share of AIM's ρ
+            noise["one_way_batch_share"] = ONE_WAY_MOST
+        elif self.options.adaptive_domain and self.context.adaptive:
             noise.update(self._one_way_figures(rho, rounds, d, first))
         if self.options.max_model_cells is not None or self.context.public_records is not None:
             noise["max_model_cells"] = self._aim_settings(

@@ -60,6 +60,19 @@ def later_round_noise(rho: float, rounds: int, gaussian_fraction: float, measure
     return round_noise(left * share, later, gaussian_fraction)
 
 
+def batch_noise(rho: float, rounds: int, gaussian_fraction: float, measurements: int,
+                share: float) -> tuple[float, float, float]:
+    """(noise multiplier of the ``measurements`` first measurements, multiplier and selection ε
+    of each later round) when the first ones are one batch spending ``share`` of ``rho``
+    (z = √(d / (2·share·ρ)), no selection) and ``rounds`` later rounds share the rest as
+    ``round_noise`` shares a reserve. A wide table's 1-way round (``settings.one_way_batch``);
+    a function of public figures only; the filter still refuses anything past the reserve."""
+    if not 0 < share < 1:
+        raise ValueError(f"the 1-way batch's share of AIM's ρ must be in (0, 1); found {share}")
+    later, epsilon = round_noise((1 - share) * rho, rounds, gaussian_fraction)
+    return gaussian_noise_multiplier(share * rho, measurements), later, epsilon
+
+
 class RoundBudget:
     """Rounds of (selection, measurement) spent through ``budget`` (see the module docstring)."""
 
@@ -106,6 +119,14 @@ class RoundBudget:
                 self.filter.rho, rounds, self.alpha, measurements, first)
             return first
         return self.multiplier
+
+    def spend_batch(self, measurements: int, rounds: int, share: float) -> float:
+        """The multiplier of the ``measurements`` first measurements taken as one batch of
+        ``share`` of the reserve (``batch_noise``); the later ``rounds`` rounds are re-planned on
+        the rest. The caller records each measurement on the filter."""
+        first, self.multiplier, self.epsilon = batch_noise(
+            self.filter.rho, rounds, self.alpha, measurements, share)
+        return first
 
     def anneal(self) -> None:
         """Halve the measurement's noise and double the selection's ε for later rounds (4× the
