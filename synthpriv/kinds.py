@@ -35,10 +35,7 @@ date format on its own:
 * the date/datetime format with the largest noisy count when it exceeds text, numbers and
   ``time_noise``·σ (cells in another format are then read as missing);
 * else, when text ≥ numbers (ties and nothing above the noise included):
-  - ``text`` when long text is at least half the text and clears ``long_text_noise``·σ
-    (sentences: categories they are not; the bar as the date formats': without it, half of a
-    noise-only text group's count was long text in ~1 of 5 draws, and a small table's numbers
-    or categories were released as an empty text column);
+  - ``text`` when long text is at least half the text (sentences: categories they are not);
   - near-unique when the noisy singletons are at least ``NEAR_UNIQUE`` of the noisy text and
     ``SINGLETON_NOISE``·σ: most values occur once, so categories cannot model the column (DP
     discovery would drop every one of them). Then ``id`` when tokens are the majority of the text
@@ -228,12 +225,6 @@ def fraction_noise(columns: int) -> float:
     return class_noise(columns, len(FRACTION_CLASSES))
 
 
-def long_text_noise(columns: int) -> float:
-    """The z the long-text class must clear for a column to be decided ``text`` by it (module
-    docstring): ``class_noise`` over one class of each of ``columns`` auto columns."""
-    return class_noise(columns, 1)
-
-
 def time_noise(columns: int) -> float:
     """The z a date/datetime format's class must clear to be decided (module docstring):
     ``class_noise`` over the len(TIME_FORMATS) formats of each of ``columns`` auto columns, the
@@ -280,8 +271,7 @@ def decide(noisy: np.ndarray, sigma: float, noisy_singletons: float = 0.0,
     if counts[best.label] > max(text, numbers, time_noise(columns) * sigma):
         return best.label
     if text >= numbers:
-        long = counts["long text"]
-        if long > long_text_noise(columns) * sigma and long >= text / 2:
+        if counts["long text"] > 0 and counts["long text"] >= text / 2:
             return "text"
         unique = max(float(noisy_singletons), 0.0)
         noise = sigma if singleton_sigma is None else singleton_sigma

@@ -1,8 +1,7 @@
 """The DP kind decision on small tables (issue 24, branch kinds): a date/datetime format is
 decided only when its noisy count clears its noise with the multiplicity correction of the
 decimals test (the decision takes the largest of len(TIME_FORMATS) noisy counts per column), and
-a decimals class that clears its noise makes the column continuous whatever its share; the
-long-text class decides ``text`` only when it clears its own bar."""
+a decimals class that clears its noise makes the column continuous whatever its share."""
 
 from __future__ import annotations
 
@@ -20,7 +19,6 @@ from synthpriv.kinds import (
     TIME_FORMATS,
     decide,
     fraction_noise,
-    long_text_noise,
     time_noise,
 )
 from synthpriv.pipeline import plan_job
@@ -83,22 +81,6 @@ def test_a_column_of_integers_with_some_real_fractions_is_continuous() -> None:
     rows = _runs(_exact(whole=whole, **{"1_decimal": fractions}), sigma, draws, 1, seed=9)[:, 0]
     continuous = sum(decide(r, sigma, columns=columns) == "continuous" for r in rows)
     assert continuous >= binom.ppf(1e-9, draws, norm.cdf(2))
-
-
-def test_a_small_column_is_read_as_long_text_only_above_its_bar() -> None:
-    """A small table's categories (26 tokens at σ = 10, as 203 rows at kind σ 77) in 14 auto
-    columns: the noise-only long-text class held half of the noisy text group in about 1 of 5
-    column draws, and the column was decided ``text`` (released empty). Now the share of runs
-    where any column is decided ``text`` stays within KIND_ERROR; a column of (z + 2)σ long
-    texts is still decided ``text`` in at least Φ(2) of the draws (binomial tolerances)."""
-    sigma, runs, columns = 10.0, 2000, 14
-    rows = _runs(_exact(token=26), sigma, runs, columns, seed=41)
-    texts = [any(decide(c, sigma, columns=columns) == "text" for c in run) for run in rows]
-    assert sum(texts) <= binom.isf(1e-9, runs, KIND_ERROR)
-    count = math.ceil((long_text_noise(columns) + 2) * sigma)
-    long = _runs(_exact(long_text=count), sigma, runs, 1, seed=43)[:, 0]
-    hits = sum(decide(r, sigma, columns=columns) == "text" for r in long)
-    assert hits >= binom.ppf(1e-9, runs, norm.cdf(2))
 
 
 def _macro_table(rows: int, columns: int, seed: int = 0) -> pd.DataFrame:
