@@ -32,8 +32,8 @@ The decision rule (constants below; chosen from the noise arithmetic and the dat
 public rules, not tuned on any table). Groups: text = token + words + long text, numbers =
 whole + the decimals classes that clear the fraction test below (``number_cells``), and each
 date format on its own:
-* the date/datetime format with the largest noisy count when it exceeds both text and numbers
-  (cells in another format are then read as missing);
+* the date/datetime format with the largest noisy count when it exceeds text, numbers and
+  ``time_noise``·σ (cells in another format are then read as missing);
 * else, when text ≥ numbers (ties and nothing above the noise included):
   - ``text`` when long text is at least half the text (sentences: categories they are not);
   - near-unique when the noisy singletons are at least ``NEAR_UNIQUE`` of the noisy text and
@@ -43,13 +43,24 @@ date format on its own:
     ``text``;
   - else ``categorical`` (a column of codes written as numbers reads as integer: declare it
     categorical where that is public knowledge);
-* else continuous when the noisy fractions exceed ``FRACTION_SHARE`` of the noisy numbers and
-  0, the fractions being the decimals classes whose noisy count clears ``fraction_noise``·σ
-  (one count's σ, not the sum's; the others read as 0: ``number_cells``); a column decided
-  integer rounds the few fractions it may hold;
-* else integer.
+* else continuous when some decimals class's noisy count clears ``fraction_noise``·σ (one
+  count's σ, not the sum's; the others read as 0: ``number_cells``), whatever share of the
+  numbers it holds: a cleared class is real fractions (a noise-only one clears it with
+  probability ≤ KIND_ERROR a run), and an integer decision would round them away (OJ
+  ``DiscMM``'s 0.4s; the former 5 % share rule did so to a column of integers with a few
+  hundred fractions);
+* else integer (fractions within the noise, if any, are rounded).
 
-Why one class at z·σ with z from the number of auto columns (``fraction_noise``): a column with
+Why a date format must clear ``time_noise``·σ (branch kinds): the decision takes the largest of
+len(TIME_FORMATS) noisy counts, and on a small table the largest of ~30 noise-only counts
+(≈ 2σ) beat a column's numbers held within a few σ: statsmodels macrodata (203 rows at kind
+σ 77) had most of its 14 number columns decided a date or datetime in most draws
+(benchmarks/README.md, "kinds"). z = Φ⁻¹(1 − KIND_ERROR / (columns · formats)) bounds the chance
+that any noise-only format of any auto column is decided by KIND_ERROR per run, as the decimals
+test does; a real date column then needs z·σ cells in its format (≈ 4σ–4.6σ) to be found.
+
+Why one class at z·σ with z from the number of auto columns (``fraction_noise``, as
+``time_noise``: ``class_noise``): a column with
 no fraction at all holds pure noise in each of its len(FRACTION_CLASSES) decimals classes, and a
 run tests every auto column, so a fixed 3σ (the former rule: Φ(−3) ≈ 0.13 % per column) made a
 run of College's 16 integer columns release one of them with decimals in ~3 % of runs (measured:
@@ -85,7 +96,6 @@ from synthpriv.decimals import cell_decimals
 
 # backslash-N (compared as backslash-n): the NULL of MySQL and PostgreSQL text dumps
 MISSING_MARKERS = frozenset({"na", "n/a", "nan", "null", "none", "?", "-", ".", "...", "\\n"})
-FRACTION_SHARE = 0.05
 # per run: the chance that a noise-only decimals class of any auto column clears the test (an
 # integer column decided continuous, or a decimal released that no cell has), union bound
 KIND_ERROR = 1e-3  # as the DP bounds' false buckets (privacy.bounds.FALSE_OCCUPANCY)
@@ -199,14 +209,27 @@ def singletons(counts: Counter) -> int:
     return sum(1 for count in counts.values() if count == 1)
 
 
-def fraction_noise(columns: int) -> float:
-    """The multiple z of one count's σ a decimals class must clear (module docstring): the
-    chance that any of the ``columns`` auto columns' noise-only decimals classes clears it is at
-    most KIND_ERROR (union bound, with the Gaussian tail: the discrete Gaussian's is the same to
-    close approximation at the kind step's σ, tens of rows). Public: the number of auto
-    columns only."""
-    tests = max(int(columns), 1) * len(FRACTION_CLASSES)
+def class_noise(columns: int, classes: int) -> float:
+    """The multiple z of one count's σ that one of ``classes`` classes must clear, tested in
+    each of ``columns`` auto columns: the chance that any noise-only class of any column clears
+    it is at most KIND_ERROR (union bound, with the Gaussian tail: the discrete Gaussian's is
+    the same to close approximation at the kind step's σ, tens of rows). Public: the number of
+    auto columns and of classes only."""
+    tests = max(int(columns), 1) * max(int(classes), 1)
     return NormalDist().inv_cdf(1.0 - KIND_ERROR / tests)
+
+
+def fraction_noise(columns: int) -> float:
+    """The z a decimals class must clear (module docstring): ``class_noise`` over the
+    len(FRACTION_CLASSES) decimals classes of each of ``columns`` auto columns."""
+    return class_noise(columns, len(FRACTION_CLASSES))
+
+
+def time_noise(columns: int) -> float:
+    """The z a date/datetime format's class must clear to be decided (module docstring):
+    ``class_noise`` over the len(TIME_FORMATS) formats of each of ``columns`` auto columns, the
+    decision taking the largest of them."""
+    return class_noise(columns, len(TIME_FORMATS))
 
 
 def cleared_decimals(noisy: np.ndarray, sigma: float, columns: int = 1) -> list[int]:
@@ -245,7 +268,7 @@ def decide(noisy: np.ndarray, sigma: float, noisy_singletons: float = 0.0,
     fractions = number_cells(noisy, sigma, columns)[0] - counts["whole"]
     numbers = fractions + counts["whole"]
     best = max(TIME_FORMATS, key=lambda f: counts[f.label])
-    if counts[best.label] > max(text, numbers):
+    if counts[best.label] > max(text, numbers, time_noise(columns) * sigma):
         return best.label
     if text >= numbers:
         if counts["long text"] > 0 and counts["long text"] >= text / 2:
@@ -256,7 +279,7 @@ def decide(noisy: np.ndarray, sigma: float, noisy_singletons: float = 0.0,
             tokens = counts["token"] > text / 2
             return "id" if tokens and unique >= ID_SHARE * text else "text"
         return "categorical"
-    if fractions > 0 and fractions > FRACTION_SHARE * numbers:
+    if fractions > 0:  # some decimals class cleared its noise: real fractions, not rounded
         return "continuous"
     return "integer"
 

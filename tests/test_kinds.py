@@ -112,10 +112,10 @@ def _noisy(text: float = 0, fraction: float = 0, whole: float = 0, **others: flo
     ((300, 0, 0), 10.0, "categorical"),
     ((150, 0, 149), 10.0, "categorical"),  # ties and majorities of text: categorical
     ((149, 0, 150), 10.0, "integer"),
-    ((0, 20, 480), 10.0, "integer"),       # 4 %: below the 5 % share and z·σ (z = 3.63)
+    ((0, 20, 480), 10.0, "integer"),       # within z·σ of zero (z = 3.63)
     ((0, 40, 460), 10.0, "continuous"),    # 8 % and above z·σ
     ((0, 40, 460), 20.0, "integer"),       # 8 % but within z·σ of zero
-    ((0, 400, 9600), 10.0, "integer"),     # above z·σ but 4 %: the share rule
+    ((0, 400, 9600), 10.0, "continuous"),  # 4 % but above z·σ: real fractions, not rounded
     ((-30, -2, 5), 10.0, "integer"),       # negative noisy counts read as 0
     ((0, 0, 0), 10.0, "categorical"),      # nothing above the noise
 ])
