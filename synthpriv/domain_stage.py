@@ -654,8 +654,10 @@ def dp_bounds(column: NumericColumn, found: BoundsReading | None,
     released as 0, the one value the bounds measured — not as 1 (a bound nobody has) nor blank
     (read as missing, they were released blank in a column with no blank: Boston's ``zn`` 24 %,
     Caravan's code columns up to 6 %, the missing cell's noise; benchmarks/README.md
-    "fakeblanks"). A continuous column (or one with a public bound) has no such cell: values
-    outside are read as missing (``outside: missing``), never clipped onto a bound.
+    "fakeblanks"); a continuous column becomes integer for it (0 alone was measured; its
+    fractions' cells would draw values nobody has). With a public upper bound (or a lower one
+    above 0) there is no such cell: values outside are read as missing (``outside: missing``),
+    never clipped onto a bound.
     ``shape``: the noisy octave masses (``octave_shape``, a DP output) an adaptive column's fine
     grid follows (``grid_shape``, written by ``grid_shape_within``)."""
     if found is None:
@@ -673,11 +675,14 @@ def dp_bounds(column: NumericColumn, found: BoundsReading | None,
                                               ("upper", column.upper, upper))
               if given is None and abs(bound) > zero]
     if found.zeros_only:  # nothing but zeros learnt: the rest is not a tail to spread
-        if column.kind == "integer" and column.upper is None and lower <= 0:
+        if column.upper is None and lower <= 0:
             # whole values in [lower, 0.5]: 0 the only one, so no cell holds 1 by noise, and a
             # value clipped onto 0.5 lands in 0's cell: the non-zero rows are released as 0,
-            # the one value measured, not blank
-            return {"lower": lower, "upper": 0.5, "spread_clipped": []}
+            # the one value measured, not blank; a continuous column the same, as whole 0s
+            # (its cells of fractions would draw values nobody has: coerce rounds, then clips)
+            whole = {} if column.kind == "integer" else {
+                "kind": "integer", "precision": None, "coerce": True, "missing": True}
+            return {"lower": lower, "upper": 0.5, "spread_clipped": [], **whole}
         return {"lower": lower, "upper": upper, "spread_clipped": [], "missing": True,
                 "outside": "missing"}
     domain = {"lower": lower, "upper": upper, "spread_clipped": spread}

@@ -3,8 +3,8 @@
 into 0's cell and released as 0 — not as 1, the bound (a capital gain of exactly 1 in 10 % of
 the rows of Adult's first 2,000, safe draft), nor blank (read as missing, Boston's ``zn`` came
 back 24 % blank, Caravan's code columns up to 6 %: a blank where the input has a number). A
-continuous column has no such cell: its values outside are read as missing (``outside:
-missing``)."""
+continuous column becomes integer for it; a column with a public upper bound has no cell of 0
+alone: its values outside are read as missing (``outside: missing``)."""
 
 from __future__ import annotations
 
@@ -56,8 +56,7 @@ def _reading(counts: dict[float, int]):
     return read_bounds(buckets.counts(values).astype(float), 10.0, buckets)
 
 
-def test_a_zeros_only_reading_clips_an_integer_column_into_zero_and_a_continuous_one_to_missing(
-) -> None:
+def test_a_zeros_only_reading_clips_a_column_into_zero_and_a_public_bound_reads_missing() -> None:
     sigma = 10.0
     assert occupancy_threshold(sigma, Buckets("integer").size) < 400  # the zero bucket shows
     zeros = _reading({0.0: 1000, 5000.0: 20, 300.0: 20})  # tails below the threshold
@@ -72,7 +71,12 @@ def test_a_zeros_only_reading_clips_an_integer_column_into_zero_and_a_continuous
     codes = encoder.encode(pd.DataFrame({"x": [0.0, 7.0, 300.0, 5000.0]})).codes[:, 0]
     assert encoder.domain.shape == (1,) and list(codes) == [0, 0, 0, 0]  # all in 0's cell
     continuous = dp_bounds(NumericColumn(name="x", kind="continuous", missing=False), zeros)
-    assert continuous["outside"] == "missing" and continuous["missing"] is True
+    assert continuous["kind"] == "integer" and continuous["upper"] == found["upper"]
+    assert continuous.get("outside", "clip") == "clip"  # fractions rounded, then clipped to 0
+    whole = parse_schema({"columns": [{"name": "x", **continuous}]}, "test").column("x")
+    assert whole.coerce and whole.precision is None
+    public = dp_bounds(NumericColumn(name="x", kind="integer", upper=10, missing=False), zeros)
+    assert public["outside"] == "missing" and public["missing"] is True  # no cell of 0 alone
     kept = dp_bounds(column, spread)
     assert kept.get("outside", "clip") == "clip" and kept["upper"] >= 5000
 
