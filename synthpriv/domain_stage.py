@@ -580,6 +580,7 @@ def conform(table: pd.DataFrame, schema: Schema) -> pd.DataFrame:
     return table
 
 
+ZEROS_ONLY_UPPER = 0.5  # a zeros-only reading's upper bound: 0 the one whole value below it
 LOST_MOST = 0.5  # warn when the kept values hold less than this share of a column's cells
 
 
@@ -606,6 +607,10 @@ def domain_lines(declared: Schema, resolved: Schema,
                                               if chosen.format else "")
         elif isinstance(chosen, NumericColumn):
             domain = f"[{chosen.lower:g}, {chosen.upper:g}]"
+            dp_upper = isinstance(column, AutoColumn) or column.upper is None
+            if dp_upper and chosen.kind == "integer" and chosen.upper == ZEROS_ONLY_UPPER:
+                domain += (": only zeros were above the noise, so its other values are "
+                           "released as 0")
             if isinstance(column, AutoColumn) and chosen.kind == "continuous":
                 domain += (f", released with {chosen.precision} decimal"
                            f"{'s' * (chosen.precision != 1)}" if chosen.precision is not None
@@ -682,7 +687,7 @@ def dp_bounds(column: NumericColumn, found: BoundsReading | None,
             # (its cells of fractions would draw values nobody has: coerce rounds, then clips)
             whole = {} if column.kind == "integer" else {
                 "kind": "integer", "precision": None, "coerce": True, "missing": True}
-            return {"lower": lower, "upper": 0.5, "spread_clipped": [], **whole}
+            return {"lower": lower, "upper": ZEROS_ONLY_UPPER, "spread_clipped": [], **whole}
         return {"lower": lower, "upper": upper, "spread_clipped": [], "missing": True,
                 "outside": "missing"}
     domain = {"lower": lower, "upper": upper, "spread_clipped": spread}

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from synthpriv import Synthesizer
-from synthpriv.domain_stage import dp_bounds
+from synthpriv.domain_stage import domain_lines, dp_bounds
 from synthpriv.encoding import TableEncoder
 from synthpriv.errors import SchemaError
 from synthpriv.privacy.bounds import Buckets, occupancy_threshold, read_bounds
@@ -67,6 +67,8 @@ def test_a_zeros_only_reading_clips_a_column_into_zero_and_a_public_bound_reads_
     assert found.get("outside", "clip") == "clip" and "missing" not in found
     assert found["lower"] == 0 and 0 < found["upper"] < 1  # 0 is its only whole value
     resolved = parse_schema({"columns": [{"name": "x", "kind": "integer", **found}]}, "test")
+    declared = parse_schema({"columns": [{"name": "x", "kind": "integer"}]}, "test")
+    assert "released as 0" in "\n".join(domain_lines(declared, resolved))  # the run says so
     encoder = TableEncoder(resolved)
     codes = encoder.encode(pd.DataFrame({"x": [0.0, 7.0, 300.0, 5000.0]})).codes[:, 0]
     assert encoder.domain.shape == (1,) and list(codes) == [0, 0, 0, 0]  # all in 0's cell
