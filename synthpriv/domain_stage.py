@@ -650,6 +650,7 @@ def conform(table: pd.DataFrame, schema: Schema) -> pd.DataFrame:
     return table
 
 
+ZEROS_ONLY_UPPER = 0.5  # a zeros-only reading's upper bound: 0 the one whole value below it
 LOST_MOST = 0.5  # warn when the kept values hold less than this share of a column's cells
 
 
@@ -676,6 +677,10 @@ def domain_lines(declared: Schema, resolved: Schema,
                                               if chosen.format else "")
         elif isinstance(chosen, NumericColumn):
             domain = f"[{chosen.lower:g}, {chosen.upper:g}]"
+            dp_upper = isinstance(column, AutoColumn) or column.upper is None
+            if dp_upper and chosen.kind == "integer" and chosen.upper == ZEROS_ONLY_UPPER:
+                domain += (": only zeros were above the noise, so its other values are "
+                           "released as 0")
             if isinstance(column, AutoColumn) and chosen.kind == "continuous":
                 domain += (f", released with {chosen.precision} decimal"
                            f"{'s' * (chosen.precision != 1)}" if chosen.precision is not None
@@ -722,10 +727,15 @@ def dp_bounds(column: NumericColumn, found: BoundsReading | None,
     released all missing — a categorical column with no category — rather than refused: a
     refusal would turn on the rows of one bucket (whether its count clears the noise), and
     so would bounds read from noise. ``domain_lines`` says so on the terminal. When the DP
-    reading is zeros only (a DP output), values outside the bounds are read as missing
-    (``outside: missing``) rather than clipped onto the bound: clipped, every non-zero value
-    of a 91 %-zero amount would be released as 1, a value nobody has; an integer column's DP
-    upper bound becomes 0.5 (0 its only whole value), so no cell of 1 draws rows from noise.
+    reading is zeros only (a DP output), an integer column's DP upper bound becomes 0.5 (0 its
+    only whole value) and values outside are clipped, into 0's cell: its non-zero rows are
+    released as 0, the one value the bounds measured — not as 1 (a bound nobody has) nor blank
+    (read as missing, they were released blank in a column with no blank: Boston's ``zn`` 24 %,
+    Caravan's code columns up to 6 %, the missing cell's noise; benchmarks/README.md
+    "fakeblanks"); a continuous column becomes integer for it (0 alone was measured; its
+    fractions' cells would draw values nobody has). With a public upper bound (or a lower one
+    above 0) there is no such cell: values outside are read as missing (``outside: missing``),
+    never clipped onto a bound.
     ``shape``: the noisy octave masses (``octave_shape``, a DP output) an adaptive column's fine
     grid follows (``grid_shape``, written by ``grid_shape_within``)."""
     if found is None:
@@ -743,8 +753,14 @@ def dp_bounds(column: NumericColumn, found: BoundsReading | None,
                                               ("upper", column.upper, upper))
               if given is None and abs(bound) > zero]
     if found.zeros_only:  # nothing but zeros learnt: the rest is not a tail to spread
-        if column.kind == "integer" and column.upper is None and lower < 0.5:
-            upper = 0.5  # whole values in [lower, 0.5]: up to 0, so no cell holds 1 by noise
+        if column.upper is None and lower <= 0:
+            # whole values in [lower, 0.5]: 0 the only one, so no cell holds 1 by noise, and a
+            # value clipped onto 0.5 lands in 0's cell: the non-zero rows are released as 0,
+            # the one value measured, not blank; a continuous column the same, as whole 0s
+            # (its cells of fractions would draw values nobody has: coerce rounds, then clips)
+            whole = {} if column.kind == "integer" else {
+                "kind": "integer", "precision": None, "coerce": True, "missing": True}
+            return {"lower": lower, "upper": ZEROS_ONLY_UPPER, "spread_clipped": [], **whole}
         return {"lower": lower, "upper": upper, "spread_clipped": [], "missing": True,
                 "outside": "missing"}
     domain = {"lower": lower, "upper": upper, "spread_clipped": spread}

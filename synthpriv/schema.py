@@ -378,8 +378,9 @@ class NumericColumn(_Strict):
     outside: Literal["clip", "missing"] = Field(
         default="clip", description="what a value outside [lower, upper] becomes before any "
         "query: 'clip' (the nearest bound) or 'missing' (the missing code; needs missing: true). "
-        "The domain step sets 'missing' where its DP bounds read zeros only: clipped, every "
-        "non-zero value would be released as the bound, a value nobody has",
+        "The domain step sets 'missing' where a continuous column's DP bounds read zeros "
+        "only: clipped, every non-zero value would be released as the bound, a value nobody "
+        "has (an integer column's bounds become [0, 0.5]: clipped into 0's cell)",
     )
     point_masses: list[float] | None = Field(
         default=None, description="values the column piles up on (0, a top-code, a default "

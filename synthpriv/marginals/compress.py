@@ -469,9 +469,9 @@ def keeps_missing(
     into a value cell): only where it is expected empty may a count not told apart from noise
     be folded. Post-processing of DP outputs.
 
-    * ``outside: missing`` (DP bounds that read zeros only): never folded, the values outside
-      the bounds are in the missing code by design (folded, Adult's 2,000-row capital-gain came
-      back all zeros against 91 %);
+    * ``outside: missing`` (declared, or a continuous column's DP bounds that read zeros only;
+      an integer one's clip into 0's cell, ``domain_stage.dp_bounds``): never folded, the
+      values outside the bounds are in the missing code by design;
     * a discovered column whose values not kept are read as missing (``kept_rows``): folded only
       when ``missing_estimate`` (its 1-way count combined with the rows the domain step did not
       keep) is below ``SIGNIFICANT`` σ of its noise: the rows of dropped categories come back
