@@ -101,11 +101,11 @@ def cut(noisy: np.ndarray, sigma: float) -> int:
     10 somewhere among 30 empty sub-buckets. A tail the test does not see is clipped onto the
     new bound unless the bucket's count shows it (``refined_bounds``). Post-processing."""
     noisy = np.asarray(noisy, dtype=float)
-    strong = np.flatnonzero(noisy >= located_bar(noisy.size) * sigma)
+    bar = located_bar(noisy.size) * sigma
+    strong = np.flatnonzero(noisy >= bar)
     if strong.size == 0:  # the sub-buckets do not show where the rows are: cut nothing
         return 0
     before = noisy[:strong[0]]
-    bar = located_bar(noisy.size) * sigma
     prefix = np.cumsum(before) >= bar * np.sqrt(np.arange(1, before.size + 1))
     if prefix.any() or noisy[strong[0]] < SHARP * bar:
         return 0  # rows before the located ones, or a gradual rise: no sharp edge, no cut
