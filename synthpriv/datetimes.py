@@ -9,7 +9,7 @@ in the column's ``timezone`` (UTC when none is given; a date column without a fo
 and keeps the day of a timestamp, in UTC); released values are written back in the
 column's format, in its ``timezone``: ISO 8601 with that offset, or naive ISO when no zone is
 declared. Seconds are the finest unit kept (fractions of a second are dropped).
-Nothing here reads budgets or releases anything: parsing and formatting only.
+Nothing here reads budgets or releases anything: parsing, formatting and weekdays only.
 """
 
 from __future__ import annotations
@@ -124,3 +124,45 @@ def as_number(value: object, kind: str, format: str | None = None,
 
 def _iso_like(text: str) -> bool:
     return bool(re.match(r"^\d{4}-\d{2}-\d{2}", text.strip()))
+
+
+_DAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+
+def weekday_numbers(names: list[str]) -> list[int]:
+    """Weekday names or three-letter abbreviations (any case) as numbers, Monday = 0, sorted,
+    each once. ValueError naming an unknown name, or for an empty list."""
+    numbers = set()
+    for name in names:
+        key = str(name).strip().lower()
+        found = [day for day, full in enumerate(_DAY_NAMES) if key in (full, full[:3])]
+        if not found:
+            raise ValueError(f"'{name}' is no weekday (Mon … Sun, or Monday … Sunday)")
+        numbers.add(found[0])
+    if not numbers:
+        raise ValueError("an empty list: name at least one day (e.g. [Mon, Tue, Wed, Thu, Fri])")
+    return sorted(numbers)
+
+
+def weekdays_of(numbers: np.ndarray, kind: str, timezone: str | None = None) -> np.ndarray:
+    """The weekday (Monday = 0) of days (``kind='date'``) or seconds (``'datetime'``) since the
+    epoch, a datetime's in the column's ``timezone`` (UTC when none): the day its cell shows."""
+    values = np.asarray(numbers, dtype=float)
+    if kind == "date":  # 1970-01-01 was a Thursday
+        return ((np.floor(values).astype(np.int64) + 3) % 7).astype(np.int64)
+    stamps = (_EPOCH + pd.to_timedelta(values, unit="s")).tz_convert(zone(timezone))
+    return np.asarray(stamps.dayofweek, dtype=np.int64)
+
+
+def shift_days(numbers: np.ndarray, days: np.ndarray, kind: str,
+               timezone: str | None = None) -> np.ndarray:
+    """Days or seconds since the epoch moved by whole calendar ``days``, a datetime's in the
+    column's ``timezone``: its clock time is kept across a daylight-saving change (a time the
+    change skips moves forward; a repeated one reads as standard time)."""
+    values = np.asarray(numbers, dtype=float)
+    if kind == "date":
+        return values + days
+    local = (_EPOCH + pd.to_timedelta(values, unit="s")).tz_convert(zone(timezone))
+    moved = (local.tz_localize(None) + pd.to_timedelta(days, unit="D")).tz_localize(
+        zone(timezone), ambiguous=np.zeros(len(values), dtype=bool), nonexistent="shift_forward")
+    return np.floor((moved.tz_convert("UTC") - _EPOCH).total_seconds().to_numpy(dtype=float))

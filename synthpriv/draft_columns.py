@@ -30,7 +30,14 @@ import re
 import numpy as np
 import pandas as pd
 
-from synthpriv.datetimes import DATE_FORMATS, DATETIME_FORMATS, ISO_ZONED, format_times, parse_times
+from synthpriv.datetimes import (
+    DATE_FORMATS,
+    DATETIME_FORMATS,
+    ISO_ZONED,
+    format_times,
+    parse_times,
+    weekdays_of,
+)
 from synthpriv.decimals import decimals
 from synthpriv.ids import CLASSES, MIN_SPACE, space
 from synthpriv.kinds import MISSING_MARKERS
@@ -125,7 +132,7 @@ def _dates(entry: dict, present: pd.Series, missing: bool) -> tuple[dict, str] |
         _date_bounds(entry, values)
         return entry, (f"column '{entry['name']}' reads as ISO 8601 timestamps: drafted as "
                        f"datetime{' in zone ' + zone if zone else ''} (modelled as seconds, "
-                       "released in the same format)")
+                       "released in the same format)" + _date_weekdays(entry, values))
     for kind, formats in (("date", DATE_FORMATS), ("datetime", DATETIME_FORMATS)):
         for fmt in formats:
             head = pd.to_datetime(values[:200], format=fmt, errors="coerce")
@@ -137,8 +144,34 @@ def _dates(entry: dict, present: pd.Series, missing: bool) -> tuple[dict, str] |
             _date_bounds(entry, values)
             return entry, (f"column '{entry['name']}' reads as {kind}s written '{fmt}': drafted "
                            f"as {kind} (modelled as {'days' if kind == 'date' else 'seconds'}, "
-                           "released in the same format, never as the data's own values)")
+                           "released in the same format, never as the data's own values)"
+                           + _date_weekdays(entry, values))
     return None
+
+
+# A date column is drafted `weekdays` (the days seen) only when at least this many distinct
+# dates fall on fewer than 7 days: dates spread evenly over the week miss two given days with
+# chance (5/7)^60 ≈ 2e-9. Arithmetic, not tuned on a table.
+MIN_WEEKDAY_DATES = 60
+_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+
+
+def _date_weekdays(entry: dict, values: pd.Series) -> str:
+    """``weekdays`` on the entry (the days its distinct dates fall on) when some weekday never
+    occurs among at least MIN_WEEKDAY_DATES of them (trading or business days), and the note
+    saying so; '' otherwise. Read from the data, like the bounds: the draft's warning covers it."""
+    kind, fmt, zone = entry["kind"], entry.get("format"), entry.get("timezone")
+    numbers = parse_times(values, kind, fmt, zone)
+    numbers = numbers[~np.isnan(numbers)]
+    days = np.unique(np.floor(numbers / 86_400) if kind == "datetime" else numbers)
+    seen = sorted(set(weekdays_of(numbers, kind, zone).tolist()))
+    if len(days) < MIN_WEEKDAY_DATES or len(seen) == 7:
+        return ""
+    entry["weekdays"] = [_DAYS[day] for day in seen]
+    missed = ", ".join(_DAYS[day] for day in range(7) if day not in seen)
+    return (f"; none of its {len(days):,} dates falls on {missed}, so it is drafted "
+            f"weekdays: [{', '.join(entry['weekdays'])}] (the release's dates fall on these days "
+            "only): keep it only if that is public (trading or business days)")
 
 
 def _date_bounds(entry: dict, values: pd.Series) -> None:

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from synthpriv.datetimes import format_times
+from synthpriv.datetimes import format_times, shift_days, weekday_numbers, weekdays_of
 from synthpriv.domain import Dataset, Domain
 from synthpriv.ids import KeyMaker
 from synthpriv.schema import (
@@ -187,8 +187,47 @@ class TableEncoder:
         values = spread_clipped(column, values, code, len(edges) - 1, rng, whole=True)
         values = np.clip(values, math.ceil(column.lower), math.floor(column.upper))
         values = at_point_masses(column, values, code)
+        if isinstance(column, DatetimeColumn) and column.weekdays is not None:
+            values = on_weekdays(column, values, first, top, rng)
         series = pd.Series(values.astype(np.int64))
         return series.astype("Int64").mask(missing) if column.missing else series
+
+
+def on_weekdays(column: DatetimeColumn, values: np.ndarray, first: np.ndarray, top: np.ndarray,
+                rng: np.random.Generator) -> np.ndarray:
+    """``values`` (days or seconds) moved onto the column's public ``weekdays``: a value on
+    another day moves by whole days to one of the allowed weekdays drawn uniformly, the nearer
+    way that stays inside its cell [``first``, ``top``] and the column's bounds (else the other
+    way). A value drawn uniformly over a long cell so ends uniform over the allowed days of the
+    cell, and each keeps its time of day. Post-processing of the model's draw: no budget."""
+    allowed = np.array(weekday_numbers(column.weekdays))
+    values = values.astype(float).copy()
+    weekday = weekdays_of(values, column.kind, column.timezone)
+    wrong = ~np.isin(weekday, allowed)
+    if not wrong.any():
+        return values
+    target = rng.choice(allowed, int(wrong.sum()))
+    ahead = (target - weekday[wrong]) % 7  # days forward to the target; or ahead - 7 back
+    forward = shift_days(values[wrong], ahead, column.kind, column.timezone)
+    backward = shift_days(values[wrong], ahead - 7, column.kind, column.timezone)
+    # the nearer way, unless only the other stays in the cell and the bounds; a cell narrower
+    # than a week: in the bounds (a range holding none of the days keeps the draw, clipped)
+    use_forward = ahead <= 3
+    for upper, lower in ((top[wrong], first[wrong]), (np.inf, -np.inf)):
+        if column.upper is not None:
+            upper = np.minimum(upper, column.upper)
+        if column.lower is not None:
+            lower = np.maximum(lower, column.lower)
+        fits_forward, fits_backward = forward <= upper, backward >= lower
+        either = fits_forward | fits_backward
+        use_forward = np.where(either & ~(fits_forward & fits_backward), fits_forward,
+                               use_forward)
+        if either.all():
+            break
+    values[wrong] = np.where(use_forward, forward, backward)
+    if column.lower is not None and column.upper is not None:
+        values = np.clip(values, math.ceil(column.lower), math.floor(column.upper))
+    return values
 
 
 def at_point_masses(column: NumericColumn, values: np.ndarray, code: np.ndarray) -> np.ndarray:

@@ -703,6 +703,9 @@ def _point_cell(value: float) -> tuple[float, float]:
     return value, float(np.nextafter(value, np.inf))
 
 
+WEEKDAY_NAMES = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")  # how `weekdays` is written back
+
+
 class DatetimeColumn(NumericColumn):
     """A ``date`` (days since 1970-01-01) or ``datetime`` (seconds since 1970-01-01T00:00Z)
     column, handled as an integer column over those numbers (synthpriv.datetimes): bounds may be
@@ -716,6 +719,11 @@ class DatetimeColumn(NumericColumn):
     timezone: str | None = Field(
         default=None, description="datetime only: the zone cells without one are read in and "
         "released values are written in (+01:00, Europe/Paris); none: UTC, written without zone",
+    )
+    weekdays: list[str] | None = Field(
+        default=None, description="public knowledge: the days of the week every value falls on "
+        "(trading or business days: [Mon, Tue, Wed, Thu, Fri]); the release draws its dates on "
+        "these days only (in the column's zone). Names or three-letter abbreviations, any case",
     )
     derived_from: None = None  # type: ignore[assignment]
     precision: None = None  # type: ignore[assignment]
@@ -739,6 +747,13 @@ class DatetimeColumn(NumericColumn):
 
     @model_validator(mode="after")
     def _zone_for_datetimes(self) -> DatetimeColumn:
+        if self.weekdays is not None:
+            from synthpriv.datetimes import weekday_numbers
+
+            try:
+                self.weekdays = [WEEKDAY_NAMES[day] for day in weekday_numbers(self.weekdays)]
+            except ValueError as error:
+                raise ValueError(f"'{self.name}': weekdays: {error}") from None
         if self.timezone is not None and self.kind == "date":
             raise ValueError(f"'{self.name}': timezone applies to datetime columns, not dates")
         if self.timezone is not None:
@@ -755,7 +770,7 @@ class DatetimeColumn(NumericColumn):
 
     def bin_edges(self) -> np.ndarray:
         """The edges of the integer column over the same days/seconds (one grid rule)."""
-        twin = self.model_dump(exclude={"format", "timezone"}) | {"kind": "integer"}
+        twin = self.model_dump(exclude={"format", "timezone", "weekdays"}) | {"kind": "integer"}
         return NumericColumn.model_validate(twin).bin_edges(rounds=False)
 
 
