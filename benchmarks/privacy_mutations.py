@@ -511,6 +511,13 @@ MUTATIONS: tuple[Mutation, ...] = (
         "return gaussian_noise_multiplier(share * rho, 1), later, epsilon",
         ("tests/marginals/test_aim_batch.py",),
         "a wide table's 1-way batch: each of the d measurements at the whole batch's noise"),
+    Mutation(
+        "list-adopted-from-raw-cells", "synthpriv/domain_stage.py",
+        "listed = adopted_list(kept, column.lists or [], column.other)",
+        "listed = adopted_list(counter, column.lists or [], column.other)",
+        ("tests/test_list_adoption.py",),
+        "a public list adopted when the table's real distinct values (not the DP-discovered "
+        "ones) all lie in it: one row outside the list changes the released domain"),
 )
 
 
