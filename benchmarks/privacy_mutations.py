@@ -413,9 +413,9 @@ MUTATIONS: tuple[Mutation, ...] = (
         "the reported ε then depends on the kinds decided"),
     Mutation(
         "kept-rows-exact", "synthpriv/domain_stage.py",
-        "found[name] = self._categories(schema.column(name), kept, column_sigma, bars)",
-        "found[name] = self._categories(schema.column(name), {v: counter[v] for v in kept}, "
-        "column_sigma, bars)",
+        "found[name] = self._categories(column, kept, column_sigma, bars, listed)",
+        "found[name] = self._categories(column, {v: counter[v] for v in kept}, "
+        "column_sigma, bars, listed)",
         ("tests/marginals/test_missing_fold.py", "tests/marginals/test_discovery_counts.py"),
         "a discovered column's kept_rows (in the release's schema) summed from exact counts"),
     Mutation(
