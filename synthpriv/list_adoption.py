@@ -15,12 +15,17 @@ from collections.abc import Iterable, Sequence
 
 from synthpriv.public_lists import value_set
 
-# A list is adopted only from at least this many discovered categories. One or two short
-# codes ("CA", "NY"; "en") fall in several lists by chance and say little about how the column
-# is written; three matching values of one list rarely do. On the development suite the columns
-# the names suggest lists for discover far more (loans' state 40+, hhs_breaches' State 30+ at
-# ε = 1: benchmarks/README.md, "autolist"), so the minimum only guards tiny tables.
-MIN_DISCOVERED = 3
+# A list is adopted from as few as one discovered category. The candidates are only the lists the
+# column's public NAME suggests (public_lists.suggested_lists: a "state" column gets the US codes
+# and names, not the ISO country codes), and those lists are disjoint in form (a 2-letter code is
+# no state name), so one discovered value already tells which one the column is written in. A
+# larger minimum would rarely fire on a small table: hhs_breaches' State (1,036 train rows, a
+# discovery threshold of about 113 rows at eps = 1) keeps 0-2 states (CA, TX) in 4 seeded runs of
+# the safe draft, AIM (benchmarks/README.md, "autolist"; tuned on the development tables
+# hhs_breaches and loans). The price of a false match (a "state" column of other codes whose only
+# discovered value happens to be one, e.g. "OK") is noise mass on the list's empty codes, not
+# privacy: the decision reads S only. None discovered: nothing to tell, no list.
+MIN_DISCOVERED = 1
 
 
 def adopted_list(discovered: Iterable[str], candidates: Sequence[str],

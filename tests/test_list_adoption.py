@@ -31,6 +31,8 @@ def test_the_first_candidate_holding_every_discovered_value_is_adopted() -> None
     assert adopted_list(STATES[:MIN_DISCOVERED], LISTS) == "us_state_code"
     assert adopted_list(STATES + ["Other"], LISTS, other="Other") == "us_state_code"
     assert adopted_list(STATES, []) is None
+    assert adopted_list(["CA"], LISTS) == "us_state_code"  # one code tells the form (hhs: 0-2 kept)
+    assert adopted_list(["Other"], LISTS, other="Other") is None  # the other label tells nothing
 
 
 def _table(rare: str | None) -> pd.DataFrame:
