@@ -19,12 +19,14 @@ from synthpriv.public_lists import value_set
 # column's public NAME suggests (public_lists.suggested_lists: a "state" column gets the US codes
 # and names, not the ISO country codes), and those lists are disjoint in form (a 2-letter code is
 # no state name), so one discovered value already tells which one the column is written in. A
-# larger minimum would rarely fire on a small table: hhs_breaches' State (1,036 train rows, a
-# discovery threshold of about 113 rows at eps = 1) keeps 0-2 states (CA, TX) in 4 seeded runs of
+# larger minimum would rarely fire on a small table: hhs_breaches' State (921 train rows, a
+# discovery threshold of about 114 rows at eps = 1) keeps 0-2 states (CA, TX) in 4 seeded runs of
 # the safe draft, AIM (benchmarks/README.md, "autolist"; tuned on the development tables
-# hhs_breaches and loans). The price of a false match (a "state" column of other codes whose only
-# discovered value happens to be one, e.g. "OK") is noise mass on the list's empty codes, not
-# privacy: the decision reads S only. None discovered: nothing to tell, no list.
+# hhs_breaches and loans). Adoption never drops a value discovery kept (S lies in the list) and
+# the values outside S were read as missing anyway, so the price of a false match (a "state"
+# column of other codes whose only discovered value happens to be one, e.g. "OK") is noise mass
+# on the list's empty codes, not lost values, and never privacy: the decision reads S only.
+# None discovered: nothing to tell, no list.
 MIN_DISCOVERED = 1
 
 
