@@ -413,9 +413,9 @@ MUTATIONS: tuple[Mutation, ...] = (
         "the reported ε then depends on the kinds decided"),
     Mutation(
         "kept-rows-exact", "synthpriv/domain_stage.py",
-        "found[name] = self._categories(schema.column(name), kept, column_sigma, bars)",
-        "found[name] = self._categories(schema.column(name), {v: counter[v] for v in kept}, "
-        "column_sigma, bars)",
+        "found[name] = self._categories(column, kept, column_sigma, bars, listed)",
+        "found[name] = self._categories(column, {v: counter[v] for v in kept}, "
+        "column_sigma, bars, listed)",
         ("tests/marginals/test_missing_fold.py", "tests/marginals/test_discovery_counts.py"),
         "a discovered column's kept_rows (in the release's schema) summed from exact counts"),
     Mutation(
@@ -511,6 +511,13 @@ MUTATIONS: tuple[Mutation, ...] = (
         "return gaussian_noise_multiplier(share * rho, 1), later, epsilon",
         ("tests/marginals/test_aim_batch.py",),
         "a wide table's 1-way batch: each of the d measurements at the whole batch's noise"),
+    Mutation(
+        "list-adopted-from-raw-cells", "synthpriv/domain_stage.py",
+        "listed = adopted_list(kept, column.lists or [], column.other)",
+        "listed = adopted_list(counter, column.lists or [], column.other)",
+        ("tests/test_list_adoption.py",),
+        "a public list adopted when the table's real distinct values (not the DP-discovered "
+        "ones) all lie in it: one row outside the list changes the released domain"),
 )
 
 

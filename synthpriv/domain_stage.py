@@ -60,6 +60,7 @@ from synthpriv.kinds import (
     number_cells,
     singletons,
 )
+from synthpriv.list_adoption import adopted_list
 from synthpriv.privacy.accountant import Ledger
 from synthpriv.privacy.bounds import (
     MIN_EXPONENT,
@@ -85,6 +86,7 @@ from synthpriv.privacy.domain_budget import (
 from synthpriv.privacy.mechanisms import discrete_gaussian_histogram
 from synthpriv.privacy.randomness import RandomSource
 from synthpriv.privacy.refine import refined_bounds, refined_bucket, sub_counts
+from synthpriv.public_lists import list_values
 from synthpriv.rounds import is_narrow, narrow_values, round_values
 from synthpriv.schema import (
     FINE_CELLS,
@@ -261,7 +263,10 @@ class DomainStage(Stage):
                 column_sigma, threshold = realised.category_sigma, realised.category_threshold
             self.thresholds[name] = threshold
             kept, bars = category_selection(counter, column_sigma, threshold, source)
-            found[name] = self._categories(schema.column(name), kept, column_sigma, bars)
+            column = schema.column(name)
+            # a public list adopted from the released S (``kept``) alone: post-processing
+            listed = adopted_list(kept, column.lists or [], column.other)
+            found[name] = self._categories(column, kept, column_sigma, bars, listed)
             if name in self.present:
                 self.kept_shares[name] = kept_share(kept, self.present[name])
         named = {}  # per heap column, its round values named from its DP bounds and shape
@@ -391,6 +396,8 @@ class DomainStage(Stage):
             self.valued[name] = valued_cells(noisy, sigma, kinds[name], columns)
         raw = job.schema.model_dump(exclude_defaults=True)
         raw["columns"] = [decided_column(c["name"], kinds[c["name"]], precisions[c["name"]])
+                          | ({"lists": c["lists"]} if c.get("lists") and kinds[c["name"]]
+                             == "categorical" else {})
                           if c["name"] in kinds else c for c in raw["columns"]]
         # every column decided id or text (post-processing of the DP counts): say why, as the
         # data-read draft does, not the schema's "declare a column" (the user declared auto)
@@ -398,7 +405,7 @@ class DomainStage(Stage):
         return parse_schema(raw, f"{job.source}: the schema with its DP kinds")
 
     def _categories(self, column: CategoricalColumn, kept: dict[str, int], sigma: float,
-                    bars: dict[str, float]) -> dict:
+                    bars: dict[str, float], listed: str | None = None) -> dict:
         """The kept values (``kept``: their noisy counts at ``sigma``) as categories, the ``other``
         label last (if declared); without one, values not kept are read as missing (if none is
         kept, the column is all missing) and ``kept_rows`` carries the kept values' rows (the sum
@@ -407,15 +414,37 @@ class DomainStage(Stage):
         carries each kept value's noisy count, σ and threshold (DP outputs, released in the
         manifest's schema) for the marginals stage to combine with its 1-way counts, with the bar
         it was selected at (``bars``: the threshold, or a paired label's PARTNER_BAR·σ); the
-        ``other`` label's cell holds more than its own count: none for it."""
+        ``other`` label's cell holds more than its own count: none for it. ``listed``: the
+        public list adopted from ``kept`` (``list_domain``), if any."""
         counts = [{"count": float(c), "sigma": float(sigma), "threshold": bars[v]}
                   if v != column.other else None for v, c in kept.items()]
+        if listed is not None:
+            return list_domain(column, listed, dict(zip(kept, counts, strict=True)))
         if column.other is not None:
             return {"categories": list(kept) + [column.other] * (column.other not in kept),
                     "kept_counts": counts + [None] * (column.other not in kept)}
         rows = {"count": float(sum(kept.values())), "sigma": float(sigma) * len(kept) ** 0.5}
         return {"categories": list(kept), "unknown_categories": "missing", "kept_rows": rows,
                 "kept_counts": counts}
+
+
+def list_domain(column: CategoricalColumn, listed: str, counts: dict[str, dict | None]) -> dict:
+    """A discovered column's domain when every value discovery kept is in public list
+    ``listed`` (synthpriv.list_adoption: post-processing of the DP output S): the list's values
+    (public: no threshold), the ``other`` label last if declared, values outside read as it or as
+    missing as before. ``counts``: the kept values' noisy counts (DP outputs, reused by the
+    marginals stage as today); a list member discovery did not keep gets none (its count was
+    below the threshold and is never released: the recipe's 1-way marginal measures its cell).
+    No ``kept_rows``: the rows of list members below the threshold now have cells of their own,
+    so the kept values' rows no longer tell the missing code's content."""
+    categories = list_values(listed)
+    categories += [column.other] * (column.other is not None and column.other not in categories)
+    entry = {"categories": categories, "kept_counts": [counts.get(c) for c in categories],
+             "adopted_list": {"name": listed, "discovered": sum(
+                 1 for value in counts if value != column.other)}}
+    if column.other is None:
+        entry["unknown_categories"] = "missing"
+    return entry
 
 
 def valued_cells(noisy: np.ndarray, sigma: float, kind: str, columns: int = 1) -> Present:
@@ -692,6 +721,9 @@ def domain_lines(declared: Schema, resolved: Schema,
         else:
             shown = ", ".join(chosen.categories[:5]) + (", …" if len(chosen.categories) > 5 else "")
             domain = f"{len(chosen.categories)} categories kept ({shown or 'none: all missing'})"
+            if (adopted := chosen.adopted_list) is not None:
+                domain = (f"{adopted.discovered} discovered categories, all in {adopted.name}: "
+                          f"categories = its {len(list_values(adopted.name))} values")
             if column.name in kept_shares:
                 domain += (f", holding about {kept_shares[column.name]:.0%} of its non-empty "
                            "cells (DP estimate)")

@@ -225,6 +225,9 @@ def domain_messages(job: Job, plan: Plan) -> list[tuple[str, str]]:
         if "category_threshold_reallocated" in domain.noise:
             messages.append(realloc_note(domain.noise["category_threshold_reallocated"],
                                          domain.noise["category_sigma_reallocated"]))
+        if listed := {c.name: c.lists for c in unresolved
+                      if isinstance(c, CategoricalColumn | AutoColumn) and c.lists}:
+            messages.append(lists_note(listed))
     if "heap_threshold" in domain.noise:
         from synthpriv.domain_stage import heap_columns
 
@@ -357,6 +360,22 @@ def discovery_message(threshold: float, sigma: float, records: int | None,
         return ("WARNING", text + ". To fix: list public categories in the schema, raise "
                 "budget.epsilon or budget.domain_share, or model fewer columns.")
     return ("note", text + ".")
+
+
+def lists_note(listed: dict[str, list[str]]) -> tuple[str, str]:
+    """The columns whose domain is conditional on discovery (``lists:``, synthpriv.
+    list_adoption): each takes the first of its lists holding every category discovery keeps
+    (at least MIN_DISCOVERED), else the discovered ones. Public: the schema only."""
+    from synthpriv.list_adoption import MIN_DISCOVERED
+    from synthpriv.public_lists import value_set
+
+    columns = "; ".join(f"{name}: " + ", ".join(f"{n} ({len(value_set(n))} values)" for n in lists)
+                        for name, lists in listed.items())
+    return ("note", f"the categories of these columns are conditional on DP discovery ({columns}): "
+            f"if every category discovery keeps (at least {MIN_DISCOVERED}) is in one of its "
+            "lists, the column takes the first such list whole (an auto column: when decided "
+            "categorical), else it keeps the discovered ones; the decision reads the released "
+            "categories only (post-processing, no budget) and the run's domain lines state it.")
 
 
 def realloc_note(threshold: float, sigma: float) -> tuple[str, str]:

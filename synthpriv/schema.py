@@ -219,12 +219,33 @@ def public_list_categories(written: dict, column: str) -> list[str]:
             f"'extra: [labels]'), found keys {sorted(written)}. Write e.g. categories: "
             "{list: us_state_code}")
     if name not in LISTS:
-        guess = difflib.get_close_matches(name, list(LISTS), n=1, cutoff=0.5)
-        raise ValueError(
-            f"column '{column}': categories: {{list: {name}}} names no public list"
-            f"{f' (did you mean {guess[0]}?)' if guess else ''}; known lists: {', '.join(LISTS)} "
-            "(docs/schema.md, 'Public lists')")
+        raise ValueError(f"column '{column}': categories: {{list: {name}}} names no public list"
+                         + _known_lists_hint(name))
     return list_values(name) + [category_text(label) for label in extra]
+
+
+class AdoptedList(_Strict):
+    """The public list the domain step adopted for a discovered column (synthpriv.list_adoption)
+    and the number of categories DP discovery kept, all of them in it (DP outputs)."""
+
+    name: str
+    discovered: int = Field(ge=0)
+
+
+def known_lists(lists: list[str] | None) -> list[str] | None:
+    """``lists`` (a column's candidate public lists) when every name is a known list; ValueError
+    naming the unknown one and the known lists otherwise."""
+    for name in lists or []:
+        if name not in LISTS:
+            raise ValueError(f"lists: '{name}' names no public list" + _known_lists_hint(name))
+    return lists
+
+
+def _known_lists_hint(name: str) -> str:
+    """The tail of an unknown-list message: the closest known name, then all of them."""
+    guess = difflib.get_close_matches(name, list(LISTS), n=1, cutoff=0.5)
+    return (f"{f' (did you mean {guess[0]}?)' if guess else ''}; known lists: "
+            f"{', '.join(LISTS)} (docs/schema.md, 'Public lists')")
 
 
 class CategoricalColumn(_Strict):
@@ -252,6 +273,17 @@ class CategoricalColumn(_Strict):
         "kept categories and its σ. With the 1-way marginal it tells the adaptive domain "
         "whether the missing code holds rows (dropped categories) or only noise",
     )
+    lists: list[str] | None = Field(
+        default=None, description="public lists (synthpriv.public_lists) the column may be "
+        "written in, most likely first: with no categories given, DP discovery runs and, when "
+        "every category it keeps (at least list_adoption.MIN_DISCOVERED) is in one of them, the "
+        "first such list becomes the column's categories (post-processing of the DP output)",
+    )
+    adopted_list: AdoptedList | None = Field(
+        default=None, description="set by the DP domain step when it adopted one of 'lists' "
+        "(a DP output, released in the manifest's schema): the list and how many categories "
+        "discovery kept",
+    )
     kept_counts: list[KeptCount | None] | None = Field(
         default=None, description="set by the DP domain step on a discovered column (a DP "
         "output, released in the manifest's schema): one entry per category, the noisy count "
@@ -259,6 +291,11 @@ class CategoricalColumn(_Strict):
         "(its cell also holds the values not kept). The marginals stage combines them with its "
         "1-way counts (no budget: post-processing)",
     )
+
+    @field_validator("lists")
+    @classmethod
+    def _known(cls, lists: list[str] | None) -> list[str] | None:
+        return known_lists(lists)
 
     @field_validator("other", mode="before")
     @classmethod
@@ -850,6 +887,14 @@ class AutoColumn(_Strict):
     kind: Literal["auto"]
     missing: Literal[True] = True
     derived_from: None = None
+    lists: list[str] | None = Field(
+        default=None, description="public lists its values may be written in: kept when the "
+        "run decides it categorical (see CategoricalColumn.lists)")
+
+    @field_validator("lists")
+    @classmethod
+    def _known(cls, lists: list[str] | None) -> list[str] | None:
+        return known_lists(lists)
 
 
 def _in_domain(column: CategoricalColumn | NumericColumn, value: str | float) -> bool:

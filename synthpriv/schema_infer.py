@@ -19,6 +19,7 @@ import yaml
 from synthpriv.chunks import is_parquet, table_header
 from synthpriv.draft_columns import decimals, draft_column, plain
 from synthpriv.errors import DataError
+from synthpriv.list_adoption import MIN_DISCOVERED
 from synthpriv.public_lists import LISTS, suggested_lists, value_set
 from synthpriv.schema import repeated
 from synthpriv.table import (
@@ -195,7 +196,15 @@ def _safe_columns(names: list[str], path: Path) -> tuple[dict, list[str]]:
     if names and all(_is_number(name) for name in names):
         notes.append("every name in the header is a number: if the file has no header row, add "
                      "one (its first row is read as the column names, not as data).")
-    return {"columns": [{"name": name, "kind": "auto"} for name in names]}, notes
+    return {"columns": [_safe_entry(name) for name in names]}, notes
+
+
+def _safe_entry(name: str) -> dict:
+    """Column ``name`` as ``kind: auto``, with ``lists:`` the public lists its name suggests
+    (public: the header): the run adopts one only when every category DP discovery keeps is in
+    it (synthpriv.list_adoption), so a column written otherwise keeps its discovered values."""
+    lists = suggested_lists(name)
+    return {"name": name, "kind": "auto", **({"lists": list(lists)} if lists else {})}
 
 
 def _is_number(name: str) -> bool:
@@ -223,11 +232,14 @@ def _named_list_note(name: str) -> str | None:
         return None
     first, others = lists[0], ", ".join(lists[1:])
     return (f"column '{name}': its name suggests a public code list, {first} "
-            f"({LISTS[first].description}){f'; or {others}' if others else ''}. No cell was "
-            "read, so this is a suggestion only: if its cells are written so, declare it as "
-            f"{_list_entry(name, first)} — its categories are then public (no budget, every "
-            "value kept however rare; a value outside the list is read as missing), where kind: "
-            "auto keeps only the values DP discovery finds above its threshold.")
+            f"({LISTS[first].description}){f'; or {others}' if others else ''}: the draft "
+            f"writes lists: [{', '.join(lists)}]. No cell was read: the run discovers its "
+            "categories under DP and, if every one it keeps (at least "
+            f"{MIN_DISCOVERED}) is in one of these lists, takes the first such list whole as "
+            "its categories (post-processing: no budget); else it keeps the discovered ones. "
+            f"If its cells are written so, declaring it as {_list_entry(name, first)} makes "
+            "that certain (public categories, every value kept however rare; a value outside "
+            "the list is read as missing).")
 
 
 def _seen_list_note(entry: dict) -> str | None:

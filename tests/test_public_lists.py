@@ -141,8 +141,11 @@ def test_the_safe_draft_suggests_a_list_from_the_header_only() -> None:
     assert drafts[0] == drafts[1]
     schema, notes = drafts[0]
     assert [c["kind"] for c in schema["columns"]] == ["auto", "auto"]  # suggested, not assumed
+    # the candidate lists, adopted by the run only if every DP-discovered category is in one
+    assert schema["columns"][0]["lists"] == list(suggested_lists("State"))
+    assert "lists" not in schema["columns"][1]
     [note] = [n for n in notes if "public code list" in n]
-    assert "'State'" in note and "us_state_code" in note and "suggestion" in note
+    assert "'State'" in note and "us_state_code" in note and "No cell was read" in note
     entry = yaml.safe_load(note[note.index("{name:"):note.index("}", note.index("unknown_")) + 1])
     column = parse_schema({"columns": [entry]}, "note").column("State")
     assert column.categories == list_values("us_state_code")
