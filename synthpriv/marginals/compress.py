@@ -788,10 +788,9 @@ def compose(
             if fitted is not None:  # but an a-priori pile cell's (0, 1, a bound) is, as before
                 prior = grid.priors.get(attribute)
                 fitted = fitted[to_grid] & (True if prior is None else ~prior)
-            prior = grid.priors.get(attribute)
             mass = spread_lone_noise(mass, measured, to_grid, maps[attribute],
                                      int(attribute in missing), grid.rounds.get(attribute),
-                                     fitted, prior)
+                                     fitted)
             if attribute in chosen.tails:
                 mass = empty_tails(mass, to_grid, maps[attribute], chosen.tails[attribute])
             atoms[attribute] = significant & heaped(
@@ -925,7 +924,6 @@ def fold_noise_bins(mapping: np.ndarray, noise: np.ndarray, missing: int = 0) ->
 def spread_lone_noise(
     mass: np.ndarray, significant: np.ndarray, to_grid: np.ndarray, groups: np.ndarray,
     missing: int = 0, keep_out: np.ndarray | None = None, fitted: np.ndarray | None = None,
-    priors: np.ndarray | None = None,
 ) -> np.ndarray:
     """``mass`` with the mass of each fine cell that is a grid cell of its own (one integer: 0,
     1, a bound, every value of a small range) but not significant shared equally by the
@@ -948,16 +946,12 @@ def spread_lone_noise(
     of ages above 90).
 
     Who takes a pool, one rule: the coarse cell's non-significant cells not kept out (neither
-    ``keep_out`` nor ``fitted``, nor a pooled one of ``priors``: the a-priori pile cells 0, 1
-    and the bounds, whose mass is the noise being pooled); where that leaves the pool no taker
-    but itself (none, or the one pooled cell), the coarse cell's other cells holding mass, in
-    proportion to it (a lone 1 pooled into a coarse cell of fitted cells otherwise kept its own
-    mass and came back as 1s: tests/test_zeros_only.py; a round cell beside one significant
-    wide cell, likewise; College's `Personal` (seed 2) and `Books` (seed 0): a round cell's or
-    the cell 0's own noise went back to the lone cells 0 and 1, the only other takers in a
-    coarse cell of fitted tail cells, released as 4.3 % 0s and 4.3 % 1s, 2.7 % 0s (real
-    minimum 250, 96): tests/marginals/test_lone_pool.py); where no cell holds mass, its
-    non-significant cells, as measured. Post-processing of the noisy counts only."""
+    ``keep_out`` nor ``fitted``); where that leaves the pool no taker but itself (none, or the
+    one pooled cell), the coarse cell's other cells holding mass, in proportion to it (a lone 1
+    pooled into a coarse cell of fitted cells otherwise kept its own mass and came back as 1s:
+    tests/test_zeros_only.py; a round cell beside one significant wide cell, likewise); where
+    no cell holds mass, its non-significant cells, as measured. Post-processing of the noisy
+    counts only."""
     values = len(mass) - missing
     none, rounds = np.zeros(len(mass), dtype=bool), keep_out is not None
     keep_out = none if keep_out is None else np.asarray(keep_out, dtype=bool)
@@ -972,10 +966,7 @@ def spread_lone_noise(
     def count(cells_: np.ndarray) -> np.ndarray:  # per fine cell: how many of its coarse cell's
         return np.bincount(groups, weights=cells_.astype(float), minlength=cells)[groups]
 
-    # a pooled a-priori pile cell (0, 1, a bound: ``priors``) takes no share, its own included:
-    # with the coarse cell's other cells kept out or fitted, the pool came back on 0 and 1
-    prior = none if priors is None else np.asarray(priors, dtype=bool)
-    takers = ~significant & ~keep_out & ~fitted & ~(pooled & prior)
+    takers = ~significant & ~keep_out & ~fitted
     takers[values:] = False
     holders = (mass > 0) & ~pooled
     holders[values:] = False
