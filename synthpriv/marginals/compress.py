@@ -88,6 +88,7 @@ class Coarsening:
     narrow: Mapping[str, np.ndarray] = field(default_factory=dict)  # not significant alone
     rounds: Mapping[str, np.ndarray] = field(default_factory=dict)  # round values' own cells
     tails: Mapping[str, np.ndarray] = field(default_factory=dict)  # fitted monotone (tail_masses)
+    floors: Mapping[str, np.ndarray] = field(default_factory=dict)  # a DP lower bound 0's cell
 
     @property
     def changed(self) -> bool:
@@ -558,9 +559,12 @@ def measured_grid(
     holding nothing makes no spike). Other columns are unchanged. Its ``atoms`` are the declared
     point masses' cells (``compose`` keeps their mass at a lower significance); its ``priors``
     all the cells kept alone (a-priori piles: ``lone_measured``'s 3σ bar); its ``rounds``
-    every round value's cell (``spread_lone_noise``'s ``keep_out``). A function of the public
-    grid, of ``records`` (public or DP) and of σ only."""
+    every round value's cell (``spread_lone_noise``'s ``keep_out``); its ``floors`` the cell of
+    a DP lower bound at 0 (``spread_clipped``: DP bounds; no row is clipped onto it from below,
+    the bounds never cross zero without a negative reading). A function of the public grid, of
+    ``records`` (public or DP) and of σ only."""
     maps, masses, sizes, atoms, priors, narrow, rounds = {}, {}, {}, {}, {}, {}, {}
+    floors = {}
     for column in schema.modelled:
         name, size = column.name, fine[column.name]
         values = size - int(column.missing)
@@ -582,6 +586,8 @@ def measured_grid(
             breaks[1:] = (base[1:] != base[:-1]) | point[1:] | point[:-1]
             groups = np.cumsum(breaks) - 1
             priors[name] = np.append(point, np.zeros(size - values, dtype=bool))
+            if column.spread_clipped and column.lower == 0:
+                floors[name] = np.arange(size) == 0
             if column.grid_shape is not None:
                 narrow[name] = np.append(_narrow_cells(column, values) & ~point,
                                          np.zeros(size - values, dtype=bool))
@@ -590,7 +596,7 @@ def measured_grid(
         maps[name], masses[name] = groups, np.ones(size)
         sizes[name] = int(groups.max()) + 1
     return Coarsening(fine, Domain.from_sizes(sizes), maps, masses, atoms=atoms, priors=priors,
-                      narrow=narrow, rounds=rounds)
+                      narrow=narrow, rounds=rounds, floors=floors)
 
 
 def _grid_groups(column: NumericColumn, values: int, cells: int) -> np.ndarray:
@@ -787,8 +793,8 @@ def compose(
             fitted = chosen.tails.get(attribute)  # a monotone fit: not a lone cell's noise,
             tail_piles = None  # but an a-priori pile cell's (0, 1, a bound) is, as before
             if fitted is not None and (prior := grid.priors.get(attribute)) is not None:
-                near = np.convolve(fitted, np.ones(3), "same") > 0  # a tail's bound cell too
-                fitted, tail_piles = fitted[to_grid] & ~prior, near[to_grid] & prior
+                floor = grid.floors.get(attribute, False)  # a bound 0 holds no clipped rows
+                fitted, tail_piles = fitted[to_grid] & ~prior, (fitted[to_grid] | floor) & prior
             elif fitted is not None:
                 fitted = fitted[to_grid]
             mass = spread_lone_noise(mass, measured, to_grid, maps[attribute],
@@ -947,11 +953,12 @@ def spread_lone_noise(
     two-cell coarse cell's mass on 10,000, a fake 0.7 % spike; ``Coarsening.rounds``).
     ``fitted``: cells whose mass is a monotone tail's fit (``tail_masses``), never pooled
     (shared into a fitted tail, the lone cells' mass of Adult's 60s–90s went up to 127: 3.3 %
-    of ages above 90). ``tail_piles``: a-priori pile cells (0, 1, a bound) inside a fitted tail,
-    pooled when not significant and never takers: the fitted cells around them take nothing, so
-    they were a coarse cell's only takers and got the pool of its round cells (College's
-    `Room.Board`, real minimum 1,780, DP bounds guarded down to 0: 3 % released at 0 and 4 % at
-    1, seed 0; benchmarks/README.md "bounds: fake 0s and 1s").
+    of ages above 90). ``tail_piles``: a-priori pile cells (0, 1, -1) inside a fitted tail, and
+    a DP lower bound 0's cell (``Coarsening.floors``: no clipped rows there), pooled when not
+    significant and never takers: the fitted cells around them take nothing, so they were a
+    coarse cell's only takers and got the pool of its round cells (College's `Room.Board`, real
+    minimum 1,780, DP bounds guarded down to 0: 3 % released at 0 and 4 % at 1, seed 0;
+    benchmarks/README.md "bounds: fake 0s and 1s").
 
     Who takes a pool, one rule: the coarse cell's non-significant cells not kept out (neither
     ``keep_out`` nor ``fitted`` nor ``tail_piles``); where that leaves the pool no taker but
