@@ -159,3 +159,16 @@ def test_pile_cells_in_a_tail_take_no_pool() -> None:
     own = spread_lone_noise(np.array([12.0, 0.0, 0.0, 4.0, 2.0, 50.0]), significant, to_grid,
                             groups, keep_out=keep_out, fitted=fitted, tail_piles=piles)
     assert own[:3] == pytest.approx([0.0, 0.0, 0.0]) and own[3:5] == pytest.approx([12.0, 6.0])
+
+
+def test_floors_mark_a_dp_lower_bound_at_zero_only() -> None:
+    """``Coarsening.floors``: the cell of a DP lower bound 0 (nothing is clipped onto it from
+    below), not a DP lower bound above 0 (rows below it are clipped there) nor a public one."""
+    def floors(lower: int, clipped: list[str]) -> np.ndarray | None:
+        schema = parse_schema({"columns": [{"name": "x", "kind": "integer", "lower": lower,
+                                            "upper": 4095, "spread_clipped": clipped}]}, "test")
+        return measured_grid(schema, TableEncoder(schema).domain, 600, SIGMA_GRID).floors.get("x")
+
+    dp_zero = floors(0, ["lower", "upper"])
+    assert dp_zero is not None and dp_zero[0] and dp_zero.sum() == 1
+    assert floors(512, ["lower", "upper"]) is None and floors(0, []) is None
