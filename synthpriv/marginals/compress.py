@@ -794,7 +794,10 @@ def compose(
             tail_piles = None  # but an a-priori pile cell's (0, 1, a bound) is, as before
             if fitted is not None and (prior := grid.priors.get(attribute)) is not None:
                 floor = grid.floors.get(attribute, False)  # a bound 0 holds no clipped rows
-                fitted, tail_piles = fitted[to_grid] & ~prior, (fitted[to_grid] | floor) & prior
+                bounds = np.isin(np.arange(len(to_grid)), (0, len(to_grid) - 1 - int(
+                    attribute in missing)))  # a bound's cell: its clipped rows are spread
+                fitted, tail_piles = (fitted[to_grid] & ~prior,
+                                      ((fitted[to_grid] & ~bounds) | floor) & prior)
             elif fitted is not None:
                 fitted = fitted[to_grid]
             mass = spread_lone_noise(mass, measured, to_grid, maps[attribute],
@@ -953,8 +956,10 @@ def spread_lone_noise(
     two-cell coarse cell's mass on 10,000, a fake 0.7 % spike; ``Coarsening.rounds``).
     ``fitted``: cells whose mass is a monotone tail's fit (``tail_masses``), never pooled
     (shared into a fitted tail, the lone cells' mass of Adult's 60s–90s went up to 127: 3.3 %
-    of ages above 90). ``tail_piles``: a-priori pile cells (0, 1, -1) inside a fitted tail, and
-    a DP lower bound 0's cell (``Coarsening.floors``: no clipped rows there), pooled when not
+    of ages above 90). ``tail_piles``: a-priori pile cells (0, 1, -1) inside a fitted tail but
+    not a bound's (a bound's cell holds the rows clipped beyond it, released spread by
+    ``spread_clipped``: as a taker it kept College's `Accept` tail above 4,095), and a DP lower
+    bound 0's cell (``Coarsening.floors``: no clipped rows there), pooled when not
     significant and never takers: the fitted cells around them take nothing, so they were a
     coarse cell's only takers and got the pool of its round cells (College's `Room.Board`, real
     minimum 1,780, DP bounds guarded down to 0: 3 % released at 0 and 4 % at 1, seed 0;
