@@ -793,11 +793,9 @@ def compose(
             fitted = chosen.tails.get(attribute)  # a monotone fit: not a lone cell's noise,
             tail_piles = None  # but an a-priori pile cell's (0, 1, a bound) is, as before
             if fitted is not None and (prior := grid.priors.get(attribute)) is not None:
-                floor = grid.floors.get(attribute, False)  # a bound 0 holds no clipped rows
-                bounds = np.isin(np.arange(len(to_grid)), (0, len(to_grid) - 1 - int(
-                    attribute in missing)))  # a bound's cell: its clipped rows are spread
-                fitted, tail_piles = (fitted[to_grid] & ~prior,
-                                      ((fitted[to_grid] & ~bounds) | floor) & prior)
+                tail_piles = pile_cells(fitted[to_grid], prior, grid.floors.get(attribute),
+                                        int(attribute in missing))
+                fitted = fitted[to_grid] & ~prior
             elif fitted is not None:
                 fitted = fitted[to_grid]
             mass = spread_lone_noise(mass, measured, to_grid, maps[attribute],
@@ -1007,6 +1005,22 @@ def spread_lone_noise(
         empty = np.bincount(groups, weights=out, minlength=cells)[groups] <= 0  # (``refine``):
         out[empty & takers & ~keep_out] = EMPTY_SHARE  # there over its wider cells only
     return out
+
+
+def pile_cells(fitted: np.ndarray, prior: np.ndarray, floor: np.ndarray | None,
+               missing: int = 0) -> np.ndarray:
+    """The fine cells ``spread_lone_noise`` pools but never gives a pool (``tail_piles``): the
+    a-priori pile cells (``prior``: 0, 1, -1) inside a fitted tail (``fitted``, per fine cell),
+    but not a bound's own cell (it holds the rows clipped beyond the bound, released spread by
+    ``spread_clipped``), and a DP lower bound 0's cell (``floor``, ``Coarsening.floors``: none
+    clipped onto it). ``missing``: the missing code's last cells, never piles. Public: a
+    function of the grid and of which cells the fit covers."""
+    ends = np.zeros(len(prior), dtype=bool)
+    ends[[0, len(prior) - 1 - missing]] = True
+    piles = np.asarray(fitted, dtype=bool) & ~ends
+    if floor is not None:
+        piles |= np.asarray(floor, dtype=bool)
+    return piles & np.asarray(prior, dtype=bool)
 
 
 EMPTY_SHARE = 1e-9  # rows: a mass far below one row, so ``refine`` draws only these cells

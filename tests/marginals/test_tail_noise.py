@@ -21,6 +21,7 @@ from synthpriv.marginals.compress import (
     compose,
     empty_tails,
     measured_grid,
+    pile_cells,
     spread_lone_noise,
 )
 from synthpriv.marginals.measurement import Measurement
@@ -172,3 +173,15 @@ def test_floors_mark_a_dp_lower_bound_at_zero_only() -> None:
     dp_zero = floors(0, ["lower", "upper"])
     assert dp_zero is not None and dp_zero[0] and dp_zero.sum() == 1
     assert floors(512, ["lower", "upper"]) is None and floors(0, []) is None
+
+
+def test_pile_cells_leave_a_bound_holding_clipped_rows_a_taker() -> None:
+    """``pile_cells``: a-priori cells inside a fitted tail, but not the bounds' own cells (the
+    rows clipped beyond them: College's `Accept` lost its tail above 4,095 when its upper
+    bound's cell took no pool), and the cell of a DP lower bound 0 (``floors``)."""
+    fitted = np.array([True, True, True, False, False, True, True, False])  # last: missing
+    prior = np.array([True, True, False, False, False, True, True, False])
+    assert pile_cells(fitted, prior, None, missing=1).tolist() == [
+        False, True, False, False, False, True, False, False]
+    floor = np.arange(8) == 0
+    assert pile_cells(fitted, prior, floor, missing=1)[0]
