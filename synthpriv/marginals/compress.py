@@ -88,6 +88,7 @@ class Coarsening:
     narrow: Mapping[str, np.ndarray] = field(default_factory=dict)  # not significant alone
     rounds: Mapping[str, np.ndarray] = field(default_factory=dict)  # round values' own cells
     tails: Mapping[str, np.ndarray] = field(default_factory=dict)  # fitted monotone (tail_masses)
+    floors: Mapping[str, np.ndarray] = field(default_factory=dict)  # a DP lower bound 0's cell
 
     @property
     def changed(self) -> bool:
@@ -558,9 +559,12 @@ def measured_grid(
     holding nothing makes no spike). Other columns are unchanged. Its ``atoms`` are the declared
     point masses' cells (``compose`` keeps their mass at a lower significance); its ``priors``
     all the cells kept alone (a-priori piles: ``lone_measured``'s 3σ bar); its ``rounds``
-    every round value's cell (``spread_lone_noise``'s ``keep_out``). A function of the public
-    grid, of ``records`` (public or DP) and of σ only."""
+    every round value's cell (``spread_lone_noise``'s ``keep_out``); its ``floors`` the cell of
+    a DP lower bound at 0 (``spread_clipped``: DP bounds; no row is clipped onto it from below,
+    the bounds never cross zero without a negative reading). A function of the public grid, of
+    ``records`` (public or DP) and of σ only."""
     maps, masses, sizes, atoms, priors, narrow, rounds = {}, {}, {}, {}, {}, {}, {}
+    floors = {}
     for column in schema.modelled:
         name, size = column.name, fine[column.name]
         values = size - int(column.missing)
@@ -582,6 +586,8 @@ def measured_grid(
             breaks[1:] = (base[1:] != base[:-1]) | point[1:] | point[:-1]
             groups = np.cumsum(breaks) - 1
             priors[name] = np.append(point, np.zeros(size - values, dtype=bool))
+            if column.spread_clipped and column.lower == 0:
+                floors[name] = np.arange(size) == 0
             if column.grid_shape is not None:
                 narrow[name] = np.append(_narrow_cells(column, values) & ~point,
                                          np.zeros(size - values, dtype=bool))
@@ -590,7 +596,7 @@ def measured_grid(
         maps[name], masses[name] = groups, np.ones(size)
         sizes[name] = int(groups.max()) + 1
     return Coarsening(fine, Domain.from_sizes(sizes), maps, masses, atoms=atoms, priors=priors,
-                      narrow=narrow, rounds=rounds)
+                      narrow=narrow, rounds=rounds, floors=floors)
 
 
 def _grid_groups(column: NumericColumn, values: int, cells: int) -> np.ndarray:
@@ -785,12 +791,16 @@ def compose(
                     maps[attribute], lone & grid.priors[attribute] & ~measured,
                     int(attribute in missing))
             fitted = chosen.tails.get(attribute)  # a monotone fit: not a lone cell's noise,
-            if fitted is not None:  # but an a-priori pile cell's (0, 1, a bound) is, as before
-                prior = grid.priors.get(attribute)
-                fitted = fitted[to_grid] & (True if prior is None else ~prior)
+            tail_piles = None  # but an a-priori pile cell's (0, 1, a bound) is, as before
+            if fitted is not None and (prior := grid.priors.get(attribute)) is not None:
+                tail_piles = pile_cells(fitted[to_grid], prior, grid.floors.get(attribute),
+                                        int(attribute in missing))
+                fitted = fitted[to_grid] & ~prior
+            elif fitted is not None:
+                fitted = fitted[to_grid]
             mass = spread_lone_noise(mass, measured, to_grid, maps[attribute],
                                      int(attribute in missing), grid.rounds.get(attribute),
-                                     fitted)
+                                     fitted, tail_piles)
             if attribute in chosen.tails:
                 mass = empty_tails(mass, to_grid, maps[attribute], chosen.tails[attribute])
             atoms[attribute] = significant & heaped(
@@ -924,6 +934,7 @@ def fold_noise_bins(mapping: np.ndarray, noise: np.ndarray, missing: int = 0) ->
 def spread_lone_noise(
     mass: np.ndarray, significant: np.ndarray, to_grid: np.ndarray, groups: np.ndarray,
     missing: int = 0, keep_out: np.ndarray | None = None, fitted: np.ndarray | None = None,
+    tail_piles: np.ndarray | None = None,
 ) -> np.ndarray:
     """``mass`` with the mass of each fine cell that is a grid cell of its own (one integer: 0,
     1, a bound, every value of a small range) but not significant shared equally by the
@@ -943,11 +954,19 @@ def spread_lone_noise(
     two-cell coarse cell's mass on 10,000, a fake 0.7 % spike; ``Coarsening.rounds``).
     ``fitted``: cells whose mass is a monotone tail's fit (``tail_masses``), never pooled
     (shared into a fitted tail, the lone cells' mass of Adult's 60s–90s went up to 127: 3.3 %
-    of ages above 90).
+    of ages above 90). ``tail_piles``: a-priori pile cells (0, 1, -1) inside a fitted tail but
+    not a bound's (a bound's cell holds the rows clipped beyond it, released spread by
+    ``spread_clipped``: as a taker it kept College's `Accept` tail above 4,095), and a DP lower
+    bound 0's cell (``Coarsening.floors``: no clipped rows there), pooled when not
+    significant and never takers: the fitted cells around them take nothing, so they were a
+    coarse cell's only takers and got the pool of its round cells (College's `Room.Board`, real
+    minimum 1,780, DP bounds guarded down to 0: 3 % released at 0 and 4 % at 1, seed 0;
+    benchmarks/README.md "bounds: fake 0s and 1s").
 
     Who takes a pool, one rule: the coarse cell's non-significant cells not kept out (neither
-    ``keep_out`` nor ``fitted``); where that leaves the pool no taker but itself (none, or the
-    one pooled cell), the coarse cell's other cells holding mass, in proportion to it (a lone 1
+    ``keep_out`` nor ``fitted`` nor ``tail_piles``); where that leaves the pool no taker but
+    itself (none, or the one pooled cell), the coarse cell's other cells holding mass, in
+    proportion to it (a lone 1
     pooled into a coarse cell of fitted cells otherwise kept its own mass and came back as 1s:
     tests/test_zeros_only.py; a round cell beside one significant wide cell, likewise); where
     no cell holds mass, its non-significant cells, as measured. Post-processing of the noisy
@@ -967,6 +986,8 @@ def spread_lone_noise(
         return np.bincount(groups, weights=cells_.astype(float), minlength=cells)[groups]
 
     takers = ~significant & ~keep_out & ~fitted
+    if tail_piles is not None:
+        takers &= ~np.asarray(tail_piles, dtype=bool)
     takers[values:] = False
     holders = (mass > 0) & ~pooled
     holders[values:] = False
@@ -984,6 +1005,22 @@ def spread_lone_noise(
         empty = np.bincount(groups, weights=out, minlength=cells)[groups] <= 0  # (``refine``):
         out[empty & takers & ~keep_out] = EMPTY_SHARE  # there over its wider cells only
     return out
+
+
+def pile_cells(fitted: np.ndarray, prior: np.ndarray, floor: np.ndarray | None,
+               missing: int = 0) -> np.ndarray:
+    """The fine cells ``spread_lone_noise`` pools but never gives a pool (``tail_piles``): the
+    a-priori pile cells (``prior``: 0, 1, -1) inside a fitted tail (``fitted``, per fine cell),
+    but not a bound's own cell (it holds the rows clipped beyond the bound, released spread by
+    ``spread_clipped``), and a DP lower bound 0's cell (``floor``, ``Coarsening.floors``: none
+    clipped onto it). ``missing``: the missing code's last cells, never piles. Public: a
+    function of the grid and of which cells the fit covers."""
+    ends = np.zeros(len(prior), dtype=bool)
+    ends[[0, len(prior) - 1 - missing]] = True
+    piles = np.asarray(fitted, dtype=bool) & ~ends
+    if floor is not None:
+        piles |= np.asarray(floor, dtype=bool)
+    return piles & np.asarray(prior, dtype=bool)
 
 
 EMPTY_SHARE = 1e-9  # rows: a mass far below one row, so ``refine`` draws only these cells

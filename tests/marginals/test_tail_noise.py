@@ -21,6 +21,7 @@ from synthpriv.marginals.compress import (
     compose,
     empty_tails,
     measured_grid,
+    pile_cells,
     spread_lone_noise,
 )
 from synthpriv.marginals.measurement import Measurement
@@ -133,3 +134,54 @@ def test_a_pool_goes_to_its_coarse_cell_by_one_rule() -> None:
     empty = spread_lone_noise(np.array([0.0, 5.0]), np.zeros(2, dtype=bool), np.arange(2),
                               np.zeros(2, dtype=int), keep_out=np.array([True, True]))
     assert empty == pytest.approx([2.5, 2.5])  # nothing else holds mass: as measured, shared
+
+
+def test_pile_cells_in_a_tail_take_no_pool() -> None:
+    """A-priori pile cells (0, 1, a bound) in or next to a fitted tail (``tail_piles``) are
+    pooled and take no pool: a coarse cell of a guarded lower bound 0, its 1, a round cell and
+    fitted tail cells gave the round cell's noise to 0 and 1 only, released as values the column
+    never holds (College's `Room.Board`, real minimum 1,780: 3 % at 0 and 4 % at 1)."""
+    to_grid = np.arange(6)
+    significant = np.zeros(6, dtype=bool)
+    fitted = np.array([False, False, False, True, True, False])
+    keep_out = np.array([False, False, True, False, False, False])  # a round value's cell
+    piles = np.array([True, True, False, False, False, False])  # 0 and 1, next to the tail
+    groups = np.array([0, 0, 0, 0, 0, 1])
+    mass = np.array([0.0, 0.0, 18.0, 4.0, 2.0, 50.0])
+    before = spread_lone_noise(mass, significant, to_grid, groups, keep_out=keep_out,
+                               fitted=fitted)
+    assert before[:2] == pytest.approx([9.0, 9.0])  # the defect, without tail_piles
+    out = spread_lone_noise(mass, significant, to_grid, groups, keep_out=keep_out,
+                            fitted=fitted, tail_piles=piles)
+    assert out[:3] == pytest.approx([0.0, 0.0, 0.0])
+    assert out[3:5] == pytest.approx([4.0 + 12.0, 2.0 + 6.0])  # by the fitted cells' mass
+    assert out.sum() == pytest.approx(mass.sum()) and out[5] == 50.0
+    # a pile cell's own noise goes to the tail too, not back to itself
+    own = spread_lone_noise(np.array([12.0, 0.0, 0.0, 4.0, 2.0, 50.0]), significant, to_grid,
+                            groups, keep_out=keep_out, fitted=fitted, tail_piles=piles)
+    assert own[:3] == pytest.approx([0.0, 0.0, 0.0]) and own[3:5] == pytest.approx([12.0, 6.0])
+
+
+def test_floors_mark_a_dp_lower_bound_at_zero_only() -> None:
+    """``Coarsening.floors``: the cell of a DP lower bound 0 (nothing is clipped onto it from
+    below), not a DP lower bound above 0 (rows below it are clipped there) nor a public one."""
+    def floors(lower: int, clipped: list[str]) -> np.ndarray | None:
+        schema = parse_schema({"columns": [{"name": "x", "kind": "integer", "lower": lower,
+                                            "upper": 4095, "spread_clipped": clipped}]}, "test")
+        return measured_grid(schema, TableEncoder(schema).domain, 600, SIGMA_GRID).floors.get("x")
+
+    dp_zero = floors(0, ["lower", "upper"])
+    assert dp_zero is not None and dp_zero[0] and dp_zero.sum() == 1
+    assert floors(512, ["lower", "upper"]) is None and floors(0, []) is None
+
+
+def test_pile_cells_leave_a_bound_holding_clipped_rows_a_taker() -> None:
+    """``pile_cells``: a-priori cells inside a fitted tail, but not the bounds' own cells (the
+    rows clipped beyond them: College's `Accept` lost its tail above 4,095 when its upper
+    bound's cell took no pool), and the cell of a DP lower bound 0 (``floors``)."""
+    fitted = np.array([True, True, True, False, False, True, True, False])  # last: missing
+    prior = np.array([True, True, False, False, False, True, True, False])
+    assert pile_cells(fitted, prior, None, missing=1).tolist() == [
+        False, True, False, False, False, True, False, False]
+    floor = np.arange(8) == 0
+    assert pile_cells(fitted, prior, floor, missing=1)[0]
