@@ -63,8 +63,10 @@ def main() -> None:
     parser.add_argument("--columns", default="", help="comma-separated (default: every numeric)")
     parser.add_argument("--share", type=float, default=0.05, help="smallest real share shown")
     parser.add_argument("--runs", default="", help="substring the run folders must hold")
+    parser.add_argument("--train", type=Path, default=None,
+                        help="the train table (default: the keep folder's */train.csv)")
     args = parser.parse_args()
-    train = next(p for p in args.keep.glob("*/train.csv"))
+    train = args.train or next(p for p in args.keep.glob("*/train.csv"))
     real = pd.read_csv(train)
     runs = sorted((p for p in args.keep.glob("*/out/manifest.json") if args.runs in str(p)),
                   key=lambda p: (p.parent.parent.name.rsplit("-", 1)[0],
