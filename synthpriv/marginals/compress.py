@@ -841,7 +841,7 @@ def significance(cells: int) -> float:
 # released their neighbours at 2× (benchmarks/README.md, "books"). 2σ is POINT_SIGNIFICANCE, a
 # declared point mass's bar: pure noise passes it with P ≈ 2.3 % per absent value (a fake value of
 # about 2σ_c rows). Chosen on development tables only (anes96, ISLP Auto and Credit).
-RANGE_SIGNIFICANCE = 2.0
+RANGE_SIGNIFICANCE = POINT_SIGNIFICANCE
 
 
 def lone_measured(
