@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
@@ -9,12 +10,23 @@ from dataclasses import replace
 import pandas as pd
 
 from synthpriv.config import Job
-from synthpriv.domain_stage import DomainStage, bounds_rows, planning_domain, with_domain_step
+from synthpriv.domain_stage import (
+    DomainStage,
+    SmallTableBranch,
+    bounds_rows,
+    planning_domain,
+    with_domain_step,
+)
 from synthpriv.errors import ConfigError
 from synthpriv.persons import relation_label
-from synthpriv.plan import Plan, make_plan
+from synthpriv.plan import Plan, make_plan, plan_at
 from synthpriv.privacy.accountant import Ledger, UnboundedError, unrun_events
-from synthpriv.privacy.domain_budget import small_table_share
+from synthpriv.privacy.calibration import priced_in_closed_form
+from synthpriv.privacy.domain_budget import (
+    KIND_NOISE_FACTOR,
+    small_table_below,
+    small_table_share,
+)
 from synthpriv.privacy.randomness import RandomSource
 from synthpriv.recipe import Recipe, load_recipe
 from synthpriv.schema import AutoColumn, NumericColumn
@@ -88,7 +100,42 @@ def plan_job(job: Job) -> tuple[Plan, list[tuple[Stage, float]]]:
                 **plan.stages[0].noise, "default_share": default.share,
                 "default_bounds_rows": bounds_rows(default.noise)})
             plan = replace(plan, stages=[stated, *plan.stages[1:]])
+    elif (isinstance(stages[0][0], DomainStage) and job.config.budget.domain_share is None
+          and records is None):
+        plan = small_table_branch(job, recipe, context, plan, stages)
     return plan, stages
+
+
+def small_table_branch(job: Job, recipe: Recipe, context: PlanContext, plan: Plan,
+                       stages: list[tuple[Stage, float]]) -> Plan:
+    """Without a public row count: the small-table rule's branch, planned now (no data read)
+    and chosen in the run from the DP n̂ (privacy.domain_budget, "The small-table rule without a
+    public row count": the privacy argument). Attached to the domain step (``small``) and stated
+    in the plan's domain row (``small_table_below``: n̂ at or below which it runs, its share and
+    σ). Live only with auto columns (their kinds pass gives n̂), DP bounds to buy, and a plan
+    priced by the zCDP closed form (its bound is the same for both branches); else ``plan``."""
+    default, domain = plan.stages[0], stages[0][0]
+    rows = bounds_rows(default.noise)
+    events = [e for stage in plan.stages for e in stage.events]
+    if not domain.kinds or rows is None or not priced_in_closed_form(events):
+        return plan
+    below = small_table_below(rows)
+    share = small_table_share(default.share, rows, math.floor(below))
+    if share == default.share:
+        return plan
+    small = with_domain_step(job, context, build_stages(job, recipe, context), share)
+    small[0][0].kind_multiplier = KIND_NOISE_FACTOR * default.noise["noise_multiplier"]
+    budget = job.config.budget
+    scale = default.rho / default.share  # the default plan's total ρ: the same in both
+    branch = replace(plan_at(small, scale, budget.epsilon, budget.delta, budget.neighbouring),
+                     unit=plan.unit)
+    if branch.epsilon > budget.epsilon * (1 + 1e-9):
+        raise RuntimeError(f"internal error: the small-table branch costs ε = {branch.epsilon}")
+    domain.small = SmallTableBranch(branch, small, below)
+    figures = {"small_table_below": below, "small_table_share": share,
+               "small_table_sigma": branch.stages[0].noise["sigma"]}
+    return replace(plan, stages=[replace(default, noise={**default.noise, **figures}),
+                                 *plan.stages[1:]])
 
 
 def _calibrated(job: Job, recipe: Recipe, stages: list[tuple[Stage, float]]) -> Plan:
@@ -163,6 +210,14 @@ def resolve_domain(
         return job, planned
     domain_step = stages[0]
     resolved = domain_step[0].resolve(job, plan.stages[0], ledger, source, chunks)
+    if (small := domain_step[0].small) is not None:  # the branch n̂ chose, stated (n̂ is DP)
+        if domain_step[0].small_taken:
+            plan, stages = small.plan, small.stages
+            domain_step = (domain_step[0], stages[0][1])
+        chosen = {**plan.stages[0].noise, "small_table_below": small.below,
+                  "dp_records": domain_step[0].records_estimate,
+                  "small_table_taken": float(domain_step[0].small_taken)}
+        plan = replace(plan, stages=[replace(plan.stages[0], noise=chosen), *plan.stages[1:]])
     rebuilt = build_stages(resolved, load_recipe(job.config.pipeline.recipe, job.base_dir),
                            plan_context(resolved))
     return resolved, (plan, [domain_step] + [
