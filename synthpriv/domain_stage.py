@@ -78,6 +78,8 @@ from synthpriv.privacy.bounds import (
 )
 from synthpriv.privacy.candidates import category_selection, heap_selection
 from synthpriv.privacy.domain_budget import (
+    BRANCH_PAD,
+    KIND_NOISE_FACTOR,
     RealisedNoise,
     domain_share,
     plan_domain_noise,
@@ -169,9 +171,10 @@ class DomainStage(Stage):
         self.refinements: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         # per discovered column, the threshold T its discovery used (public given the kinds)
         self.thresholds: dict[str, int] = {}
-        # the kinds pass's multiplier when fixed from outside (the small-table branch's stage:
-        # the default plan's, so both branches run pass 1 alike); None: from the stage's ρ
-        self.kind_multiplier: float | None = None
+        # the small-table branch's stage: its kinds pass is planned as the default plan's (on
+        # this share of its ρ, with the default weights), so both branches run pass 1 alike;
+        # None: from the stage's own ρ
+        self.kind_scale: float | None = None
         # the small-table branch chosen from the DP n̂ (pipeline.plan_job sets it; None: no
         # choice in the run), n̂ once read and whether the branch ran
         self.small: SmallTableBranch | None = None
@@ -184,7 +187,7 @@ class DomainStage(Stage):
         noise = plan_domain_noise(rho, self.bounds, self.categories, self.delta,
                                   self.context.neighbouring, self.epsilon, self.kinds,
                                   self.context.rows_per_person or 1, self.heaps,
-                                  self.kind_multiplier)
+                                  self.kind_multiplier(rho))
         figures = {"sigma": noise.sigma, "noise_multiplier": noise.multiplier}
         if self.bounds or self.kinds:  # may get DP bounds (public): false buckets split over them
             figures["bounded_columns"] = len(self.bounds) + len(self.kinds)
@@ -207,7 +210,7 @@ class DomainStage(Stage):
             every = realised_domain_noise(
                 rho, self.bounds, self.categories, self.delta, self.context.neighbouring,
                 self.epsilon, self.kinds, dict.fromkeys(self.kinds, "categorical"),
-                self.context.rows_per_person or 1, self.heaps, self.kind_multiplier)
+                self.context.rows_per_person or 1, self.heaps, self.kind_multiplier(rho))
             if every.category_threshold is not None:  # (public: the column counts only)
                 figures["category_threshold_reallocated"] = float(every.category_threshold)
                 figures["category_sigma_reallocated"] = every.category_sigma
@@ -311,6 +314,7 @@ class DomainStage(Stage):
                                          buckets[name], reading, columns, valued):
                 found[name]["bucket_counts"] = carried
         events = list(plan.events if realised is None else realised.events)
+        events += [e for e in plan.events if realised is not None and e.label == BRANCH_PAD]
         if self.small is None:
             ledger.extend(events)
         else:  # pass 2 chosen from n̂: RDP only (privacy.domain_budget, the branch's argument)
@@ -339,11 +343,19 @@ class DomainStage(Stage):
         self.records_estimate = records_estimate(list(self.kind_counts.values()),
                                                  plan.noise["kind_sigma"])
         self.small_taken = self.records_estimate <= self.small.below
-        if not self.small_taken:
-            return plan
-        chosen = self.small.stages[0][0]
-        self.kind_multiplier = chosen.kind_multiplier  # the default's: pass 1 ran at it
-        return self.small.plan.stages[0]
+        # the small branch plans pass 1 as the default does (it ran so); reset for a rerun
+        self.kind_scale = self.small.stages[0][0].kind_scale if self.small_taken else None
+        return self.small.plan.stages[0] if self.small_taken else plan
+
+    def kind_multiplier(self, rho: float) -> float | None:
+        """The kinds pass's multiplier for this stage at ``rho``: None (from ``rho``), or with
+        ``kind_scale`` the default plan's (its domain step at ρ·kind_scale)."""
+        if self.kind_scale is None or not self.kinds:
+            return None
+        return KIND_NOISE_FACTOR * plan_domain_noise(
+            rho * self.kind_scale, self.bounds, self.categories, self.delta,
+            self.context.neighbouring, self.epsilon, self.kinds,
+            self.context.rows_per_person or 1, self.heaps).multiplier
 
     def _heap_bounds(self, column: NumericColumn, domain: dict, noisy: np.ndarray, sigma: float,
                      grid: Buckets, reading: BoundsReading, shape: tuple, heaps: dict[float, int],
@@ -393,7 +405,7 @@ class DomainStage(Stage):
         realised = realised_domain_noise(
             plan.rho, self.bounds, self.categories, self.delta, self.context.neighbouring,
             self.epsilon, self.kinds, decided, self.context.rows_per_person or 1, self.heaps,
-            self.kind_multiplier)
+            self.kind_multiplier(plan.rho))
         if not np.isclose(realised.multiplier, plan.noise["noise_multiplier"], rtol=1e-12):
             raise RuntimeError(f"internal error: the domain plan's multiplier "
                                f"{plan.noise['noise_multiplier']} is not its ρ's "

@@ -19,13 +19,14 @@ from synthpriv.domain_stage import (
 )
 from synthpriv.errors import ConfigError
 from synthpriv.persons import relation_label
-from synthpriv.plan import Plan, make_plan, plan_at
+from synthpriv.plan import Plan, make_plan, plan_at, stage_plans
 from synthpriv.privacy.accountant import Ledger, UnboundedError, unrun_events
-from synthpriv.privacy.calibration import priced_in_closed_form
+from synthpriv.privacy.calibration import calibrate_scale, plan_epsilon, priced_in_closed_form
 from synthpriv.privacy.domain_budget import (
-    KIND_NOISE_FACTOR,
+    branch_padding,
     small_table_below,
     small_table_share,
+    thresholds_delta,
 )
 from synthpriv.privacy.randomness import RandomSource
 from synthpriv.recipe import Recipe, load_recipe
@@ -116,26 +117,50 @@ def small_table_branch(job: Job, recipe: Recipe, context: PlanContext, plan: Pla
     priced by the zCDP closed form (its bound is the same for both branches); else ``plan``."""
     default, domain = plan.stages[0], stages[0][0]
     rows = bounds_rows(default.noise)
-    events = [e for stage in plan.stages for e in stage.events]
-    if not domain.kinds or rows is None or not priced_in_closed_form(events):
+    if not domain.kinds or rows is None or not priced_in_closed_form(events_of(plan)):
         return plan
     below = small_table_below(rows)
     share = small_table_share(default.share, rows, math.floor(below))
     if share == default.share:
         return plan
     small = with_domain_step(job, context, build_stages(job, recipe, context), share)
-    small[0][0].kind_multiplier = KIND_NOISE_FACTOR * default.noise["noise_multiplier"]
+    small[0][0].kind_scale = default.share / share  # the kinds pass as the default plans it
     budget = job.config.budget
     scale = default.rho / default.share  # the default plan's total ρ: the same in both
-    branch = replace(plan_at(small, scale, budget.epsilon, budget.delta, budget.neighbouring),
-                     unit=plan.unit)
-    if branch.epsilon > budget.epsilon * (1 + 1e-9):
-        raise RuntimeError(f"internal error: the small-table branch costs ε = {branch.epsilon}")
+
+    def events(branch: list[tuple[Stage, float]], t: float) -> list:
+        return [e for p in stage_plans(branch, t) for e in p.events]
+
+    if thresholds_delta(events(small, scale)) > thresholds_delta(events(stages, scale)):
+        # the small branch spends the larger δ: calibrate the job's scale on it (the worse)
+        scale = calibrate_scale(lambda t: max(events(stages, t), events(small, t),
+                                              key=thresholds_delta),
+                                budget.epsilon, budget.delta, budget.neighbouring)
+    plans = [replace(plan_at(branch, scale, budget.epsilon, budget.delta, budget.neighbouring),
+                     unit=plan.unit) for branch in (stages, small)]
+    padded = []
+    for mine, other in (plans, plans[::-1]):
+        pad = branch_padding(list(events_of(mine)), list(events_of(other)))
+        domain_plan = replace(mine.stages[0], events=(*mine.stages[0].events, *pad))
+        stages_ = [domain_plan, *mine.stages[1:]]
+        padded.append(replace(mine, stages=stages_, epsilon=plan_epsilon(
+            [e for p in stages_ for e in p.events], budget.delta, budget.neighbouring)))
+    if max(p.epsilon for p in padded) > budget.epsilon * (1 + 1e-9):
+        raise RuntimeError(f"internal error: a small-table branch costs ε = "
+                           f"{max(p.epsilon for p in padded)} > {budget.epsilon}")
+    default_plan, branch = padded
+    below = small_table_below(bounds_rows(default_plan.stages[0].noise))  # at the final scale
     domain.small = SmallTableBranch(branch, small, below)
     figures = {"small_table_below": below, "small_table_share": share,
                "small_table_sigma": branch.stages[0].noise["sigma"]}
-    return replace(plan, stages=[replace(default, noise={**default.noise, **figures}),
-                                 *plan.stages[1:]])
+    return replace(default_plan, stages=[
+        replace(default_plan.stages[0], noise={**default_plan.stages[0].noise, **figures}),
+        *default_plan.stages[1:]])
+
+
+def events_of(plan: Plan) -> list:
+    """Every planned event of ``plan``'s stages."""
+    return [e for stage in plan.stages for e in stage.events]
 
 
 def _calibrated(job: Job, recipe: Recipe, stages: list[tuple[Stage, float]]) -> Plan:

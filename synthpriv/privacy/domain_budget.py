@@ -421,6 +421,25 @@ def small_table_share(share: float, bounds_rows: float | None, records: int | No
 # MST), and the domain step then records pass 2 through a ZCDPFilter (``record_branch``), so the
 # ledger reports the RDP bound only, the plan's figure, in either branch. A plan priced by PLD
 # (independent, DP-SGD) keeps the default share.
+# δ: the discovery thresholds' δ is each integer threshold's (≤ its share of δ), which differs
+# between the branches' σ. δ adds under adaptive composition, so the run is priced at the larger
+# of the two: the branch that spends less carries the difference as a ThresholdEvent
+# ``BRANCH_PAD`` (``branch_padding``), and the job's scale is calibrated on the worse branch
+# (pipeline.small_table_branch). So both branches' ledgers hold the same Σρ and the same δ: the
+# same RDP ε, within the budget, whichever branch runs.
+BRANCH_PAD = "planned, not spent: the other small-table branch's larger thresholds δ"
+
+
+def thresholds_delta(events: list[PrivacyEvent]) -> float:
+    """The δ the partition thresholds among ``events`` spend."""
+    return sum(e.delta for e in events if isinstance(e, ThresholdEvent))
+
+
+def branch_padding(events: list[PrivacyEvent], other: list[PrivacyEvent]) -> list[PrivacyEvent]:
+    """The ``BRANCH_PAD`` threshold event that brings ``events``' thresholds δ to ``other``'s
+    when it is larger (none otherwise): both branches then spend the larger δ."""
+    gap = thresholds_delta(other) - thresholds_delta(events)
+    return [ThresholdEvent(gap, label=BRANCH_PAD)] if gap > 0 else []
 # n̂ reads each column's class counts above this many σ_k (a noise-only class passes 3σ with
 # probability 0.13 %): arithmetic, not tuned on any table
 RECORDS_CLEAR = 3.0
