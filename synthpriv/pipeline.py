@@ -125,6 +125,9 @@ def small_table_branch(job: Job, recipe: Recipe, context: PlanContext, plan: Pla
         return plan
     small = with_domain_step(job, context, build_stages(job, recipe, context), share)
     small[0][0].kind_scale = default.share / share  # the kinds pass as the default plans it
+    # its thresholds split the δ the default's spend (integer thresholds spend ≤ their share):
+    # so it never spends more, and the default plan (every large table's) stays as calibrated
+    small[0][0].delta = thresholds_delta(list(default.events))
     budget = job.config.budget
     scale = default.rho / default.share  # the default plan's total ρ: the same in both
 
@@ -132,7 +135,8 @@ def small_table_branch(job: Job, recipe: Recipe, context: PlanContext, plan: Pla
         return [e for p in stage_plans(branch, t) for e in p.events]
 
     if thresholds_delta(events(small, scale)) > thresholds_delta(events(stages, scale)):
-        # the small branch spends the larger δ: calibrate the job's scale on it (the worse)
+        # the small branch spends the larger δ (its recipe's thresholds): calibrate the
+        # job's scale on it (the worse)
         scale = calibrate_scale(lambda t: max(events(stages, t), events(small, t),
                                               key=thresholds_delta),
                                 budget.epsilon, budget.delta, budget.neighbouring)

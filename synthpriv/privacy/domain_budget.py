@@ -424,7 +424,9 @@ def small_table_share(share: float, bounds_rows: float | None, records: int | No
 # δ: the discovery thresholds' δ is each integer threshold's (≤ its share of δ), which differs
 # between the branches' σ. δ adds under adaptive composition, so the run is priced at the larger
 # of the two: the branch that spends less carries the difference as a ThresholdEvent
-# ``BRANCH_PAD`` (``branch_padding``), and the job's scale is calibrated on the worse branch
+# ``BRANCH_PAD`` (``branch_padding``). The small branch's domain thresholds split only the δ the
+# default's spend, so it spends no more and the default plan keeps its calibration; were its
+# recipe's thresholds to spend more, the job's scale is calibrated on the worse branch
 # (pipeline.small_table_branch). So both branches' ledgers hold the same Σρ and the same δ: the
 # same RDP ε, within the budget, whichever branch runs.
 BRANCH_PAD = "planned, not spent: the other small-table branch's larger thresholds δ"
