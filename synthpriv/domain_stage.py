@@ -148,7 +148,8 @@ class DomainStage(Stage):
         self.kinds = job.schema.auto
         self.heaps = heap_columns(job.schema)
         budget = job.config.budget
-        self.delta = budget.domain_delta_share * budget.delta
+        # the δ its thresholds split (the small-table branch's stage: the default's spend)
+        self.delta = self.job_delta = budget.domain_delta_share * budget.delta
         self.epsilon = budget.epsilon
         # DP estimates set by ``resolve``: per auto column, its non-empty cells (the noisy kind
         # histogram's total), and per auto column decided categorical, the share of those cells
@@ -343,8 +344,11 @@ class DomainStage(Stage):
         self.records_estimate = records_estimate(list(self.kind_counts.values()),
                                                  plan.noise["kind_sigma"])
         self.small_taken = self.records_estimate <= self.small.below
-        # the small branch plans pass 1 as the default does (it ran so); reset for a rerun
-        self.kind_scale = self.small.stages[0][0].kind_scale if self.small_taken else None
+        # pass 2 runs as the small branch's stage plans it (pass 1 at the default plan's noise,
+        # as it ran; its thresholds on its δ); reset for a rerun
+        small = self.small.stages[0][0]
+        self.kind_scale = small.kind_scale if self.small_taken else None
+        self.delta = small.delta if self.small_taken else self.job_delta
         return self.small.plan.stages[0] if self.small_taken else plan
 
     def kind_multiplier(self, rho: float) -> float | None:

@@ -22,6 +22,7 @@ from synthpriv.privacy.domain_budget import (
     SMALL_TABLE_NEED,
     SMALL_TABLE_SHARE,
     records_estimate,
+    thresholds_delta,
 )
 from synthpriv.privacy.randomness import RandomSource
 
@@ -133,6 +134,10 @@ def test_either_branchs_ledger_holds_the_plan_and_reports_rdp(tmp_path: Path, ro
     assert plan.stages[0].noise["small_table_taken"] == float(small)
     spent = sum(zcdp_rho(e) for e in ledger.accounted_events if not isinstance(e, ThresholdEvent))
     assert spent == pytest.approx(plan.stages[0].rho, rel=1e-9)
+    assert thresholds_delta(list(ledger.events)) == pytest.approx(
+        thresholds_delta(list(plan.stages[0].events)), rel=1e-9)
+    assert thresholds_delta(list(plan.stages[0].events)) == pytest.approx(
+        thresholds_delta(list(default.stages[0].events)), rel=1e-9)
     assert plan.stages[0].share == pytest.approx(SMALL_TABLE_SHARE if small else
                                                  default.stages[0].share)
     assert sum(s.rho for s in plan.stages) == pytest.approx(
