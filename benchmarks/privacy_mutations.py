@@ -520,6 +520,13 @@ MUTATIONS: tuple[Mutation, ...] = (
         "the domain step's pass 2, its share chosen from the DP n̂, is recorded as fixed events: "
         "the ledger may then report a PLD bound, unproven for an adaptively chosen branch"),
     Mutation(
+        "small-branch-job-delta", "synthpriv/domain_stage.py",
+        "        self.delta = small.delta if self.small_taken else self.job_delta\n",
+        "",
+        ("tests/test_dp_small_table.py",),
+        "the small-table branch's pass 2 splits the job's domain δ, not the δ its plan priced: "
+        "its thresholds plus the branch padding then spend more δ than the plan (ε over budget)"),
+    Mutation(
         "aim-wide-batch-unsplit", "synthpriv/privacy/budget.py",
         "return gaussian_noise_multiplier(share * rho, measurements), later, epsilon",
         "return gaussian_noise_multiplier(share * rho, 1), later, epsilon",
