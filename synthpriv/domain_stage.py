@@ -39,7 +39,8 @@ import copy
 import math
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -78,10 +79,14 @@ from synthpriv.privacy.bounds import (
 )
 from synthpriv.privacy.candidates import category_selection, heap_selection
 from synthpriv.privacy.domain_budget import (
+    BRANCH_PAD,
+    KIND_NOISE_FACTOR,
     RealisedNoise,
     domain_share,
     plan_domain_noise,
     realised_domain_noise,
+    record_branch,
+    records_estimate,
 )
 from synthpriv.privacy.mechanisms import discrete_gaussian_histogram
 from synthpriv.privacy.randomness import RandomSource
@@ -101,6 +106,9 @@ from synthpriv.schema import (
 )
 from synthpriv.schema_infer import refuse_unmodelled
 from synthpriv.stage import PipelineState, PlanContext, Stage, StagePlan
+
+if TYPE_CHECKING:
+    from synthpriv.plan import Plan
 from synthpriv.table import coerce_numbers
 
 
@@ -142,12 +150,14 @@ class DomainStage(Stage):
         self.kinds = job.schema.auto
         self.heaps = heap_columns(job.schema)
         budget = job.config.budget
-        self.delta = budget.domain_delta_share * budget.delta
+        # the δ its thresholds split (the small-table branch's stage: the default's spend)
+        self.delta = self.job_delta = budget.domain_delta_share * budget.delta
         self.epsilon = budget.epsilon
         # DP estimates set by ``resolve``: per auto column, its non-empty cells (the noisy kind
         # histogram's total), and per auto column decided categorical, the share of those cells
         # the kept values hold (their noisy counts over that total): post-processing only
         self.present: dict[str, float] = {}
+        self.kind_counts: dict[str, np.ndarray] = {}  # per auto column, its noisy class counts
         # per auto column, the noisy count of the cells of the kind decided (numbers, or the
         # date format) with its σ: the DP bounds' seed reads it (privacy.bounds.seed)
         self.valued: dict[str, Present] = {}
@@ -164,13 +174,23 @@ class DomainStage(Stage):
         self.refinements: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         # per discovered column, the threshold T its discovery used (public given the kinds)
         self.thresholds: dict[str, int] = {}
+        # the small-table branch's stage: its kinds pass is planned as the default plan's (on
+        # this share of its ρ, with the default weights), so both branches run pass 1 alike;
+        # None: from the stage's own ρ
+        self.kind_scale: float | None = None
+        # the small-table branch chosen from the DP n̂ (pipeline.plan_job sets it; None: no
+        # choice in the run), n̂ once read and whether the branch ran
+        self.small: SmallTableBranch | None = None
+        self.records_estimate: float | None = None
+        self.small_taken = False
 
     def plan(self, rho: float) -> StagePlan:
         if rho <= 0:
             return StagePlan(self.name, 0.0, 0.0, [])
         noise = plan_domain_noise(rho, self.bounds, self.categories, self.delta,
                                   self.context.neighbouring, self.epsilon, self.kinds,
-                                  self.context.rows_per_person or 1, self.heaps)
+                                  self.context.rows_per_person or 1, self.heaps,
+                                  self.kind_multiplier(rho))
         figures = {"sigma": noise.sigma, "noise_multiplier": noise.multiplier}
         if self.bounds or self.kinds:  # may get DP bounds (public): false buckets split over them
             figures["bounded_columns"] = len(self.bounds) + len(self.kinds)
@@ -193,7 +213,7 @@ class DomainStage(Stage):
             every = realised_domain_noise(
                 rho, self.bounds, self.categories, self.delta, self.context.neighbouring,
                 self.epsilon, self.kinds, dict.fromkeys(self.kinds, "categorical"),
-                self.context.rows_per_person or 1, self.heaps)
+                self.context.rows_per_person or 1, self.heaps, self.kind_multiplier(rho))
             if every.category_threshold is not None:  # (public: the column counts only)
                 figures["category_threshold_reallocated"] = float(every.category_threshold)
                 figures["category_sigma_reallocated"] = every.category_sigma
@@ -221,6 +241,7 @@ class DomainStage(Stage):
         if self.kinds:
             chunks = None if chunks is None else list(chunks)
             schema = self._decide_kinds(job, plan, source, chunks)
+            plan = self._branch(plan)
             for name in self.kinds:
                 column = schema.column(name)
                 if isinstance(column, NumericColumn | CategoricalColumn):  # not text or id
@@ -298,7 +319,14 @@ class DomainStage(Stage):
             if carried := bucket_entries(schema.column(name), found[name], noisy, sigma,
                                          buckets[name], reading, columns, valued):
                 found[name]["bucket_counts"] = carried
-        ledger.extend(plan.events if realised is None else realised.events)
+        events = list(plan.events if realised is None else realised.events)
+        events += [e for e in plan.events if realised is not None and e.label == BRANCH_PAD]
+        if self.small is None:
+            ledger.extend(events)
+        else:  # pass 2 chosen from n̂: RDP only (privacy.domain_budget, the branch's argument)
+            record_branch(ledger, events, "DP domain pass 2 (its share chosen from the DP row "
+                          f"count n̂ = {self.records_estimate:.0f}: "
+                          f"{'small-table' if self.small_taken else 'default'} branch)")
         raw = schema.model_dump()
         for column in raw["columns"]:
             entry = found.get(column["name"], {})
@@ -311,6 +339,32 @@ class DomainStage(Stage):
         resolved = copy.copy(job)
         resolved.schema = parse_schema(raw, f"{job.source}: the schema with its DP domain")
         return resolved
+
+    def _branch(self, plan: StagePlan) -> StagePlan:
+        """The domain plan pass 2 runs on: the small-table branch's when n̂ (the kinds pass's
+        noisy class totals, ``records_estimate``: a DP output) is at most its public threshold,
+        else ``plan``. Reads no data; n̂ is kept in ``records_estimate`` (printed: DP)."""
+        if self.small is None:
+            return plan
+        self.records_estimate = records_estimate(list(self.kind_counts.values()),
+                                                 plan.noise["kind_sigma"])
+        self.small_taken = self.records_estimate <= self.small.below
+        # pass 2 runs as the small branch's stage plans it (pass 1 at the default plan's noise,
+        # as it ran; its thresholds on its δ); reset for a rerun
+        small = self.small.stages[0][0]
+        self.kind_scale = small.kind_scale if self.small_taken else None
+        self.delta = small.delta if self.small_taken else self.job_delta
+        return self.small.plan.stages[0] if self.small_taken else plan
+
+    def kind_multiplier(self, rho: float) -> float | None:
+        """The kinds pass's multiplier for this stage at ``rho``: None (from ``rho``), or with
+        ``kind_scale`` the default plan's (its domain step at ρ·kind_scale)."""
+        if self.kind_scale is None or not self.kinds:
+            return None
+        return KIND_NOISE_FACTOR * plan_domain_noise(
+            rho * self.kind_scale, self.bounds, self.categories, self.delta,
+            self.context.neighbouring, self.epsilon, self.kinds,
+            self.context.rows_per_person or 1, self.heaps).multiplier
 
     def _heap_bounds(self, column: NumericColumn, domain: dict, noisy: np.ndarray, sigma: float,
                      grid: Buckets, reading: BoundsReading, shape: tuple, heaps: dict[float, int],
@@ -359,7 +413,8 @@ class DomainStage(Stage):
                              if isinstance(column, NumericColumn) else "none")
         realised = realised_domain_noise(
             plan.rho, self.bounds, self.categories, self.delta, self.context.neighbouring,
-            self.epsilon, self.kinds, decided, self.context.rows_per_person or 1, self.heaps)
+            self.epsilon, self.kinds, decided, self.context.rows_per_person or 1, self.heaps,
+            self.kind_multiplier(plan.rho))
         if not np.isclose(realised.multiplier, plan.noise["noise_multiplier"], rtol=1e-12):
             raise RuntimeError(f"internal error: the domain plan's multiplier "
                                f"{plan.noise['noise_multiplier']} is not its ρ's "
@@ -393,6 +448,7 @@ class DomainStage(Stage):
             # the same noisy decimals classes (no new release): post-processing
             precisions[name] = decide_precision(noisy, sigma, columns)
             self.present[name] = float(noisy.sum())
+            self.kind_counts[name] = noisy
             self.valued[name] = valued_cells(noisy, sigma, kinds[name], columns)
         raw = job.schema.model_dump(exclude_defaults=True)
         raw["columns"] = [decided_column(c["name"], kinds[c["name"]], precisions[c["name"]])
@@ -607,6 +663,17 @@ def kept_share(kept: dict[str, int], present: float) -> float:
     if present <= 0:
         return 0.0
     return float(min(1.0, max(0.0, sum(kept.values()) / present)))
+
+
+@dataclass
+class SmallTableBranch:
+    """The small-table branch of a job without a public row count (pipeline.plan_job): its plan
+    and stages (the domain step at SMALL_TABLE_SHARE, its kinds pass at the default plan's
+    noise; the same total ρ) and ``below``, the n̂ at or below which it runs. Public only."""
+
+    plan: Plan
+    stages: list[tuple[Stage, float]]
+    below: float
 
 
 def with_domain_step(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
@@ -9,12 +10,24 @@ from dataclasses import replace
 import pandas as pd
 
 from synthpriv.config import Job
-from synthpriv.domain_stage import DomainStage, bounds_rows, planning_domain, with_domain_step
+from synthpriv.domain_stage import (
+    DomainStage,
+    SmallTableBranch,
+    bounds_rows,
+    planning_domain,
+    with_domain_step,
+)
 from synthpriv.errors import ConfigError
 from synthpriv.persons import relation_label
-from synthpriv.plan import Plan, make_plan
+from synthpriv.plan import Plan, make_plan, plan_at, stage_plans
 from synthpriv.privacy.accountant import Ledger, UnboundedError, unrun_events
-from synthpriv.privacy.domain_budget import small_table_share
+from synthpriv.privacy.calibration import calibrate_scale, plan_epsilon, priced_in_closed_form
+from synthpriv.privacy.domain_budget import (
+    branch_padding,
+    small_table_below,
+    small_table_share,
+    thresholds_delta,
+)
 from synthpriv.privacy.randomness import RandomSource
 from synthpriv.recipe import Recipe, load_recipe
 from synthpriv.schema import AutoColumn, NumericColumn
@@ -88,7 +101,70 @@ def plan_job(job: Job) -> tuple[Plan, list[tuple[Stage, float]]]:
                 **plan.stages[0].noise, "default_share": default.share,
                 "default_bounds_rows": bounds_rows(default.noise)})
             plan = replace(plan, stages=[stated, *plan.stages[1:]])
+    elif (isinstance(stages[0][0], DomainStage) and job.config.budget.domain_share is None
+          and records is None):
+        plan = small_table_branch(job, recipe, context, plan, stages)
     return plan, stages
+
+
+def small_table_branch(job: Job, recipe: Recipe, context: PlanContext, plan: Plan,
+                       stages: list[tuple[Stage, float]]) -> Plan:
+    """Without a public row count: the small-table rule's branch, planned now (no data read)
+    and chosen in the run from the DP n̂ (privacy.domain_budget, "The small-table rule without a
+    public row count": the privacy argument). Attached to the domain step (``small``) and stated
+    in the plan's domain row (``small_table_below``: n̂ at or below which it runs, its share and
+    σ). Live only with auto columns (their kinds pass gives n̂), DP bounds to buy, and a plan
+    priced by the zCDP closed form (its bound is the same for both branches); else ``plan``."""
+    default, domain = plan.stages[0], stages[0][0]
+    rows = bounds_rows(default.noise)
+    if not domain.kinds or rows is None or not priced_in_closed_form(events_of(plan)):
+        return plan
+    below = small_table_below(rows)
+    share = small_table_share(default.share, rows, math.floor(below))
+    if share == default.share:
+        return plan
+    small = with_domain_step(job, context, build_stages(job, recipe, context), share)
+    small[0][0].kind_scale = default.share / share  # the kinds pass as the default plans it
+    # its thresholds split the δ the default's spend (integer thresholds spend ≤ their share):
+    # so it never spends more, and the default plan (every large table's) stays as calibrated
+    small[0][0].delta = thresholds_delta(list(default.events))
+    budget = job.config.budget
+    scale = default.rho / default.share  # the default plan's total ρ: the same in both
+
+    def events(branch: list[tuple[Stage, float]], t: float) -> list:
+        return [e for p in stage_plans(branch, t) for e in p.events]
+
+    if thresholds_delta(events(small, scale)) > thresholds_delta(events(stages, scale)):
+        # the small branch spends the larger δ (its recipe's thresholds): calibrate the
+        # job's scale on it (the worse)
+        scale = calibrate_scale(lambda t: max(events(stages, t), events(small, t),
+                                              key=thresholds_delta),
+                                budget.epsilon, budget.delta, budget.neighbouring)
+    plans = [replace(plan_at(branch, scale, budget.epsilon, budget.delta, budget.neighbouring),
+                     unit=plan.unit) for branch in (stages, small)]
+    padded = []
+    for mine, other in (plans, plans[::-1]):
+        pad = branch_padding(list(events_of(mine)), list(events_of(other)))
+        domain_plan = replace(mine.stages[0], events=(*mine.stages[0].events, *pad))
+        stages_ = [domain_plan, *mine.stages[1:]]
+        padded.append(replace(mine, stages=stages_, epsilon=plan_epsilon(
+            [e for p in stages_ for e in p.events], budget.delta, budget.neighbouring)))
+    if max(p.epsilon for p in padded) > budget.epsilon * (1 + 1e-9):
+        raise RuntimeError(f"internal error: a small-table branch costs ε = "
+                           f"{max(p.epsilon for p in padded)} > {budget.epsilon}")
+    default_plan, branch = padded
+    below = small_table_below(bounds_rows(default_plan.stages[0].noise))  # at the final scale
+    domain.small = SmallTableBranch(branch, small, below)
+    figures = {"small_table_below": below, "small_table_share": share,
+               "small_table_sigma": branch.stages[0].noise["sigma"]}
+    return replace(default_plan, stages=[
+        replace(default_plan.stages[0], noise={**default_plan.stages[0].noise, **figures}),
+        *default_plan.stages[1:]])
+
+
+def events_of(plan: Plan) -> list:
+    """Every planned event of ``plan``'s stages."""
+    return [e for stage in plan.stages for e in stage.events]
 
 
 def _calibrated(job: Job, recipe: Recipe, stages: list[tuple[Stage, float]]) -> Plan:
@@ -163,6 +239,14 @@ def resolve_domain(
         return job, planned
     domain_step = stages[0]
     resolved = domain_step[0].resolve(job, plan.stages[0], ledger, source, chunks)
+    if (small := domain_step[0].small) is not None:  # the branch n̂ chose, stated (n̂ is DP)
+        if domain_step[0].small_taken:
+            plan, stages = small.plan, small.stages
+            domain_step = (domain_step[0], stages[0][1])
+        chosen = {**plan.stages[0].noise, "small_table_below": small.below,
+                  "dp_records": domain_step[0].records_estimate,
+                  "small_table_taken": float(domain_step[0].small_taken)}
+        plan = replace(plan, stages=[replace(plan.stages[0], noise=chosen), *plan.stages[1:]])
     rebuilt = build_stages(resolved, load_recipe(job.config.pipeline.recipe, job.base_dir),
                            plan_context(resolved))
     return resolved, (plan, [domain_step] + [

@@ -93,11 +93,7 @@ def make_plan(
     """Calibrate every stage so the composed ε of the plan is ≤ ``epsilon`` (and within
     RELATIVE_TOLERANCE of the largest budget that fits)."""
     def plans_at(t: float) -> list[StagePlan]:
-        plans = []
-        for stage, share in stages:
-            plan = stage.plan(share * t if stage.spends_budget else 0.0)
-            plans.append(replace(plan, share=share))
-        return plans
+        return stage_plans(stages, t)
 
     def events_at(t: float) -> list[PrivacyEvent]:
         return [e for p in plans_at(t) for e in p.events]
@@ -119,6 +115,24 @@ def make_plan(
             f"budget ε = {epsilon:g} at δ = {delta:g} is too small for this plan. Raise "
             "budget.epsilon or use a recipe with fewer stages."
         )
-    plans = plans_at(low)
+    return plan_at(stages, low, epsilon, delta, neighbouring)
+
+
+def stage_plans(stages: Sequence[tuple[Stage, float]], t: float) -> list[StagePlan]:
+    """Each stage planned on its share of the scale ``t`` (zCDP ρ; fixed-noise stages on 0)."""
+    plans = []
+    for stage, share in stages:
+        plan = stage.plan(share * t if stage.spends_budget else 0.0)
+        plans.append(replace(plan, share=share))
+    return plans
+
+
+def plan_at(
+    stages: Sequence[tuple[Stage, float]], t: float, epsilon: float, delta: float,
+    neighbouring: str,
+) -> Plan:
+    """The plan of ``stages`` at the scale ``t`` (``make_plan``'s calibrated one, or another
+    branch's at the same t: pipeline's small-table branch), priced as ``make_plan`` prices it."""
+    plans = stage_plans(stages, t)
     planned = plan_epsilon([e for p in plans for e in p.events], delta, neighbouring)
     return Plan(plans, planned, delta, epsilon, neighbouring)

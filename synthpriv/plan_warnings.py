@@ -275,6 +275,16 @@ def small_table_note(job: Job, domain: StagePlan) -> tuple[str, str] | None:
                 "columns would be released blank; the recipe's stages share the rest of ρ. Set "
                 "budget.domain_share to choose the share yourself.")
     rows = bounds_rows(noise)
+    if "small_table_below" in noise:  # chosen in the run from the DP n̂ (pipeline.plan_job)
+        return ("note", "the row count is not public: the run reads a DP row count n̂ from the "
+                "kinds pass (no added budget) and, if n̂ ≤ "
+                f"{noise['small_table_below']:,.0f} (DP bounds at the default share would need "
+                f"about {rows:,.0f} rows in one octave, {SMALL_TABLE_NEED:.0%} of it or more), "
+                f"the domain step takes {noise['small_table_share']:.2f} of ρ (σ = "
+                f"{noise['small_table_sigma']:.4g}) instead of {domain.share:.2f} (small-table "
+                "rule: fewer columns released blank); the recipe's stages share the rest, the "
+                "same total ρ either way. The manifest says which branch ran. Set "
+                "data.public_records if the row count is public, or budget.domain_share.")
     if records is None and rows is not None and domain.share < SMALL_TABLE_SHARE:
         return ("note", f"the row count is not public: on a table of up to "
                 f"{rows / SMALL_TABLE_NEED:,.0f} rows (DP bounds need {SMALL_TABLE_NEED:.0%} of "

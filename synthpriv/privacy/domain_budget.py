@@ -66,10 +66,14 @@ each outcome's PLD ε is the plan's within the accountant's pessimistic discreti
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from synthpriv.privacy.accountant import (
     DiscreteGaussianEvent,
+    Ledger,
     PrivacyEvent,
     ThresholdEvent,
     zcdp_rho,
@@ -148,7 +152,7 @@ class DomainNoise:
 def plan_domain_noise(
     rho: float, bounds: list[str], categories: list[str], delta: float, neighbouring: str,
     epsilon: float, kinds: list[str] | tuple[str, ...] = (), rows_per_person: int = 1,
-    heaps: list[str] | tuple[str, ...] = (),
+    heaps: list[str] | tuple[str, ...] = (), kind_multiplier: float | None = None,
 ) -> DomainNoise:
     """Noise for DP bounds of the columns ``bounds``, DP categories of ``categories`` and the
     kind, then the bounds or categories, of the auto columns ``kinds``, from zCDP ``rho``; the
@@ -157,13 +161,23 @@ def plan_domain_noise(
     (``rows_per_person`` k > 1: data.person) every histogram's sensitivity is k times a row's
     and the thresholds' δ is the per-person one (synthpriv.privacy.partition). ``heaps``: the
     columns whose exact-value counts are measured at ``HEAP_NOISE_FACTOR`` × σ and thresholded
-    (heap discovery, see the module docstring); their thresholds share ``delta`` too."""
+    (heap discovery, see the module docstring); their thresholds share ``delta`` too.
+    ``kind_multiplier``: the kind statistics' multiplier fixed from outside (the small-table
+    branch, ``SmallTableBranch``: the kinds pass at the default plan's noise); the rest of
+    ``rho`` then sets z. None: z from the whole of ``rho``, the kinds at KIND_NOISE_FACTOR·z."""
     histograms = len(bounds) + len(categories) + len(kinds)
     if rho <= 0 or histograms == 0:
         raise ValueError("the domain step needs ρ > 0 and at least one column")
     kind_weight = KIND_STATISTICS * len(kinds) / KIND_NOISE_FACTOR**2
     heap_weight = len(heaps) * heap_column_weight()
-    multiplier = math.sqrt((histograms + kind_weight + heap_weight) / (2.0 * rho))
+    if kind_multiplier is None or not kinds:
+        multiplier = math.sqrt((histograms + kind_weight + heap_weight) / (2.0 * rho))
+        kind_multiplier = KIND_NOISE_FACTOR * multiplier
+    else:  # the kinds cost KIND_STATISTICS·k_a/(2·z_k²); pass (2) gets what is left of rho
+        rest = rho - KIND_STATISTICS * len(kinds) / (2.0 * kind_multiplier**2)
+        if rest <= 0:
+            raise ValueError(f"the domain step's ρ = {rho:.6g} does not cover its kinds pass")
+        multiplier = math.sqrt((histograms + heap_weight) / (2.0 * rest))
     sensitivity = histogram_l2_sensitivity(neighbouring, rows_per_person)
     sigma = multiplier * sensitivity
     parts = [f"bounds (bucket histograms) of {', '.join(bounds)}"] * bool(bounds) + [
@@ -174,7 +188,6 @@ def plan_domain_noise(
         DiscreteGaussianEvent(multiplier, histograms, label="DP domain: " + "; ".join(parts))]
     kind_sigma = singleton_sigma = None
     if kinds:
-        kind_multiplier = KIND_NOISE_FACTOR * multiplier
         kind_sigma = kind_multiplier * sensitivity
         singleton_sigma = kind_multiplier * singleton_sensitivity(neighbouring, rows_per_person)
         events += [
@@ -239,6 +252,7 @@ def realised_domain_noise(
     rho: float, bounds: list[str], categories: list[str], delta: float, neighbouring: str,
     epsilon: float, kinds: list[str] | tuple[str, ...], decided: dict[str, str],
     rows_per_person: int = 1, heaps: list[str] | tuple[str, ...] = (),
+    kind_multiplier: float | None = None,
 ) -> RealisedNoise:
     """The reallocated pass (2) for the kinds ``decided`` (auto column → one of ``DECIDED``: DP
     outputs of pass (1)), from the plan's public inputs (``plan_domain_noise``'s arguments):
@@ -251,7 +265,7 @@ def realised_domain_noise(
         raise ValueError(f"decided kinds must name every auto column once as one of {DECIDED}; "
                          f"wrong: {unknown}")
     plan = plan_domain_noise(rho, bounds, categories, delta, neighbouring, epsilon, kinds,
-                             rows_per_person, heaps)
+                             rows_per_person, heaps, kind_multiplier)
     sensitivity = plan.sigma / plan.multiplier  # Δ₂, as the plan has it
     z, heap_weight = plan.multiplier, heap_column_weight()
     heap_z = HEAP_NOISE_FACTOR * z
@@ -381,3 +395,88 @@ def small_table_share(share: float, bounds_rows: float | None, records: int | No
     if records is None or bounds_rows is None or bounds_rows < SMALL_TABLE_NEED * records:
         return share
     return max(share, SMALL_TABLE_SHARE)
+
+
+# The small-table rule without a public row count (branch dpn, issue 24): the same rule, its
+# branch chosen from a DP row count n̂ read in the run.
+#
+# Plan (no data read): two branches, each over the job's whole ρ (the default plan's calibrated
+# total t): the default (domain share s₀, e.g. 0.42) and the small-table branch (share
+# SMALL_TABLE_SHARE). Both run the kinds pass (pass 1) at the same noise, the default plan's
+# (``kind_multiplier``), so its ρ₁ is the same in both. The branch is then chosen from n̂ =
+# ``records_estimate`` of pass 1's noisy class totals (post-processing of a DP output): the small
+# branch when n̂ ≤ ``small_table_below`` (the rule's public threshold: the default plan's one-octave
+# bounds count over SMALL_TABLE_NEED). Both branches give the rest (pass 2 and the recipe) the
+# same ρ − ρ₁ (its split differs), and the same δ (the domain thresholds' split is the plan's).
+#
+# Privacy. The run is M₁ (pass 1, ρ₁-zCDP) then M₂(·, y) with y = M₁'s output: every M₂(·, y) is
+# (t − ρ₁)-zCDP, whichever branch y picks, so the run is t-zCDP by adaptive composition (Bun &
+# Steinke 2016, Lemma 2.3; the zCDP filter of Feldman & Zrnic 2021 with the branch as the
+# adaptive choice, as AIM's rounds are accounted: ZCDPFilter) and the thresholds' δ adds. So the
+# RDP/zCDP bound, a function of Σρ and the thresholds' δ alone, is the same for both branches and
+# valid for the adaptive run. The PLD bound of the realised branch is not: the branches mix
+# Gaussians and exponential mechanisms in different proportions, and a PLD (f-DP) bound of one
+# composition does not hold for a composition chosen from the data. Hence the rule is live only
+# when the plan is priced by the zCDP closed form (``calibration.priced_in_closed_form``: AIM,
+# MST), and the domain step then records pass 2 through a ZCDPFilter (``record_branch``), so the
+# ledger reports the RDP bound only, the plan's figure, in either branch. A plan priced by PLD
+# (independent, DP-SGD) keeps the default share.
+# δ: the discovery thresholds' δ is each integer threshold's (≤ its share of δ), which differs
+# between the branches' σ. δ adds under adaptive composition, so the run is priced at the larger
+# of the two: the branch that spends less carries the difference as a ThresholdEvent
+# ``BRANCH_PAD`` (``branch_padding``). The small branch's domain thresholds split only the δ the
+# default's spend, so it spends no more and the default plan keeps its calibration; were its
+# recipe's thresholds to spend more, the job's scale is calibrated on the worse branch
+# (pipeline.small_table_branch). So both branches' ledgers hold the same Σρ and the same δ: the
+# same RDP ε, within the budget, whichever branch runs.
+BRANCH_PAD = "planned, not spent: the other small-table branch's larger thresholds δ"
+
+
+def thresholds_delta(events: list[PrivacyEvent]) -> float:
+    """The δ the partition thresholds among ``events`` spend."""
+    return sum(e.delta for e in events if isinstance(e, ThresholdEvent))
+
+
+def branch_padding(events: list[PrivacyEvent], other: list[PrivacyEvent]) -> list[PrivacyEvent]:
+    """The ``BRANCH_PAD`` threshold event that brings ``events``' thresholds δ to ``other``'s
+    when it is larger (none otherwise): both branches then spend the larger δ."""
+    gap = thresholds_delta(other) - thresholds_delta(events)
+    return [ThresholdEvent(gap, label=BRANCH_PAD)] if gap > 0 else []
+# n̂ reads each column's class counts above this many σ_k (a noise-only class passes 3σ with
+# probability 0.13 %): arithmetic, not tuned on any table
+RECORDS_CLEAR = 3.0
+
+
+def records_estimate(histograms: list[np.ndarray], sigma: float) -> float:
+    """n̂: the median over the auto columns of each one's noisy count of non-empty cells, read
+    from its noisy class histogram (pass 1, noise ``sigma`` per class: DP outputs) as the sum of
+    the classes above RECORDS_CLEAR·σ. Post-processing only. Summing every class would carry
+    σ·√|CLASSES| (~5σ) per column; the classes a column's cells fill are few, so the cleared sum
+    carries ~σ·√(its classes) and misses only classes of < 3σ cells. The median over columns
+    needs no more budget and no single column moves it far. A column with missing cells counts
+    fewer rows, which leans to the small branch: DP bounds see only the cells holding values."""
+    if not histograms:
+        raise ValueError("the DP row count needs at least one auto column's noisy class counts")
+    cleared = [float(np.sum(h[h > RECORDS_CLEAR * sigma])) for h in map(np.asarray, histograms)]
+    return float(statistics.median(cleared))
+
+
+def small_table_below(bounds_rows: float) -> float:
+    """The n̂ at or below which the small-table branch runs: DP bounds at the default share would
+    need ``bounds_rows`` ≥ SMALL_TABLE_NEED·n̂ rows in one octave (``small_table_share``'s test,
+    with the DP n̂ for the public one). Public: the default plan's figure only."""
+    return bounds_rows / SMALL_TABLE_NEED
+
+
+def record_branch(ledger: Ledger, events: list[PrivacyEvent], label: str) -> None:
+    """Record the domain step's ``events`` when its pass 2 was chosen from n̂: the kinds pass
+    (fixed before any data was read) and the thresholds' δ as they are, pass 2's zCDP events
+    through a ZCDPFilter reserved at their ρ, so the ledger reports the RDP bound only (valid
+    under the adaptive branch; see the argument above)."""
+    fixed = [e for e in events if isinstance(e, ThresholdEvent) or e.label.startswith("DP kinds")]
+    adaptive = [e for e in events if not any(e is f for f in fixed)]
+    ledger.extend(fixed)
+    if adaptive:
+        budget = ledger.open_filter(sum(zcdp_rho(e) for e in adaptive), label)
+        for event in adaptive:
+            budget.record(event)
