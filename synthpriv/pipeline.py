@@ -27,6 +27,7 @@ from synthpriv.privacy.domain_budget import (
     small_table_below,
     small_table_share,
     thresholds_delta,
+    total_rho,
 )
 from synthpriv.privacy.randomness import RandomSource
 from synthpriv.recipe import Recipe, load_recipe
@@ -129,7 +130,7 @@ def small_table_branch(job: Job, recipe: Recipe, context: PlanContext, plan: Pla
     # so it never spends more, and the default plan (every large table's) stays as calibrated
     small[0][0].delta = thresholds_delta(list(default.events))
     budget = job.config.budget
-    scale = default.rho / default.share  # the default plan's total ρ: the same in both
+    scale = total_rho(default.rho, default.share)  # the default plan's total ρ: both branches'
 
     def events(branch: list[tuple[Stage, float]], t: float) -> list:
         return [e for p in stage_plans(branch, t) for e in p.events]

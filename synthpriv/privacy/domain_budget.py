@@ -432,6 +432,12 @@ def small_table_share(share: float, bounds_rows: float | None, records: int | No
 BRANCH_PAD = "planned, not spent: the other small-table branch's larger thresholds δ"
 
 
+def total_rho(domain_rho: float, domain_share: float) -> float:
+    """The job's total zCDP ρ from its domain step's ρ and share (the plan's figures): the scale
+    both small-table branches share (``pipeline.small_table_branch``)."""
+    return domain_rho / domain_share
+
+
 def thresholds_delta(events: list[PrivacyEvent]) -> float:
     """The δ the partition thresholds among ``events`` spend."""
     return sum(e.delta for e in events if isinstance(e, ThresholdEvent))
