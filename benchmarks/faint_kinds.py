@@ -5,7 +5,7 @@ column's exact class counts (synthpriv.kinds.class_counts) get ``--draws`` seede
 Gaussian draws at that σ, and ``kinds.decide`` reads each draw, as the domain step does.
 
     PYTHONPATH=<tree> /work/main/.venv/bin/python benchmarks/faint_kinds.py [name-substring ...] \\
-        [--draws 1000] [--max-rows 2000] [--json out.json]
+        [--draws 1000] [--max-rows 2000] [--max-columns 200] [--json out.json]
 
 ``PYTHONPATH`` chooses the code whose rule is measured (a ``git archive`` of main for the
 "before"). A column's cells are called (``value_sweep.real_type``) integer, number, date or
@@ -103,6 +103,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("names", nargs="*")
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument("--max-rows", type=int, default=2000)
+    parser.add_argument("--max-columns", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json")
     args = parser.parse_args(argv)
@@ -113,7 +114,7 @@ def main(argv: list[str]) -> int:
         if args.names and not any(n in name for n in args.names):
             continue
         rows = text.count("\n")
-        if rows > args.max_rows + 1:
+        if rows > args.max_rows + 1 or text.split("\n", 1)[0].count(",") >= args.max_columns:
             continue
         try:
             result = table_rates(name, text, args.draws, args.seed)

@@ -71,23 +71,25 @@ Real decimals concentrate in one class (the column's precision; shorter cells ar
 trailing zeros), so testing each class at one count's σ detects them at z·σ rows where the sum
 of the classes would need z·σ·√(DECIMAL_CAP + 1).
 
-Faint columns (``faint_peaks``): on a small table the kind σ is tens of rows (Hitters, 322 rows
-and 20 columns at ε = 1: σ ≈ 93; statsmodels star98, 303 × 22: σ ≈ 97) and a column's cells,
-all in one class, may clear neither the decimals bar nor stand clear of the clipped text noise:
-the rule above then read a column of 6-decimal fractions as "nothing above the noise" →
-categorical, and DP discovery released it all missing (star98: 17 of 22 columns in one run;
-about 7 in 10 draws of each such column; macrodata, grunfeld, Publication alike), and an
-integer column lost to the text classes' clipped noise (three counts of E[max(N, 0)] ≈ 0.4σ
-each) in ~6 % of draws (Hitters). When no text or number class clears z·σ but some count is
-positive, the cells are read as sitting in one class: the likeliest is the largest count, each
-group's peak first lessened by the expected maximum of its noise-only classes (0.85σ for the 3
-text classes, 1.42σ for the 8 number classes, 1.35σ for the 7 decimals classes against whole:
-a group with more classes shows a higher peak from noise alone). Fractions when the decimals
-peak so lessened beats whole: the column is continuous at that class's decimals. Simulated at
-those σ (1,000 draws a column, benchmarks/README.md "faint"): star98's and macrodata's fraction
-columns read as numbers in ~90 % of draws (were ~25 %), integer columns wrong in ~1 % (were
-~6 %); the price: a two-valued text column of 322 rows is read as numbers in ~4 % (was ~1 %).
-Arithmetic from the class counts, not tuned on a table.
+Faint columns (``faint_peaks``): on a small table the kind σ is tens of rows (Hitters, 322 rows and
+20 columns at ε = 1: σ ≈ 93; statsmodels star98, 303 × 22: σ ≈ 97) and a column's cells, all in one
+class, may clear neither the decimals bar nor stand clear of the clipped text noise: the rule above
+then read a column of 6-decimal fractions as "nothing above the noise" → categorical, and DP
+discovery released it all missing (star98: 17 of 22 columns blank in one run; macrodata, grunfeld,
+Publication alike), and an integer column lost to the text classes' clipped noise (three counts of
+E[max(N, 0)] ≈ 0.4σ each) in ~7 % of draws (Hitters). When no text or number class clears z·σ but
+some count is positive, the cells are read as sitting in one class: the likeliest is the largest
+count, each group's peak first lessened by the expected maximum of its noise-only classes (0.85σ
+for the 3 text classes, 1.42σ for the 8 number classes, 1.35σ for the 7 decimals classes against
+whole: a group with more classes shows a higher peak from noise alone). Fractions when the decimals
+peak so lessened beats whole: the column is continuous at that class's decimals. Measured over
+1,000 draws a column at each table's own kind σ (benchmarks/faint_kinds.py; benchmarks/README.md
+"faint"): columns read as what their cells are, star98 0.08 → 0.69, macrodata 0.16 → 0.74, grunfeld
+0.52 → 0.88, Publication 0.71 → 0.89, Hitters 0.90 → 0.94; number columns read as text (released
+all missing) Hitters 0.073 → 0.007, Boston 0.049 → 0.001. The price: text columns of a few hundred
+cells read as numbers more often (Hitters 0.002 → 0.035; a 64-row one-column table, NCI60labs,
+0.006 → 0.070). Tables whose classes clear the bar (College, OJ, anes96, Smarket…) decide as
+before. Arithmetic from the class counts, not tuned on a table.
 
 Precision (``decide_precision``): the largest d whose decimals class clears the same z·σ;
 ``None`` (full float precision, as before) when the class of more than DECIMAL_CAP decimals
