@@ -111,7 +111,6 @@ from statistics import NormalDist
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from synthpriv.datetimes import DATE_FORMATS, DATETIME_FORMATS, ISO_ZONED
 from synthpriv.decimals import cell_decimals
@@ -276,7 +275,9 @@ def expected_maximum(classes: int) -> float:
     if classes <= 1:
         return 0.0
     grid = np.linspace(-12.0, 12.0, 24001)
-    density = classes * stats.norm.pdf(grid) * stats.norm.cdf(grid) ** (classes - 1)
+    cdf = 0.5 * (1.0 + np.array([math.erf(x / math.sqrt(2.0)) for x in grid]))
+    pdf = np.exp(-grid**2 / 2.0) / math.sqrt(2.0 * math.pi)
+    density = classes * pdf * cdf ** (classes - 1)
     return float(np.sum(grid * density) * (grid[1] - grid[0]))
 
 
