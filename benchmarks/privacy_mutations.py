@@ -419,6 +419,13 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("tests/marginals/test_missing_fold.py", "tests/marginals/test_discovery_counts.py"),
         "a discovered column's kept_rows (in the release's schema) summed from exact counts"),
     Mutation(
+        "kinds-records-exact", "synthpriv/domain_stage.py",
+        'self.kinds_records = {"records": records_estimate(histograms, sigma),',
+        'self.kinds_records = {"records": records_estimate(list(counts.values()), sigma),',
+        ("tests/marginals/test_missing_fold.py",),
+        "a discovered column's kept_rows.records (in the release's schema) read from the kinds "
+        "pass's exact class counts, not its noisy ones"),
+    Mutation(
         "discovery-with-exact-counts", "synthpriv/marginals/stage.py",
         "return [with_discovery(column, m) if isinstance(",
         "return [with_discovery(column, Measurement(m.clique, state.data.marginal(m.clique), "

@@ -32,6 +32,10 @@ DATETIME_FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M",
                     "%d/%m/%Y %H:%M:%S", "%d/%m/%Y %H:%M", "%m/%d/%Y %I:%M:%S %p",
                     "%m/%d/%Y %I:%M %p", "%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%dT%H:%M:%S.%f",
                     "%Y/%m/%d %H:%M:%S", "%Y/%m/%d %H:%M")
+# Compact dates (``19580329``): cells that read as whole numbers, so the kind and draft rules
+# take them apart from numbers by this format alone: 8 digits, a year 1800–2199 and a real day.
+COMPACT_DATE = "%Y%m%d"
+_COMPACT = re.compile(r"^(18|19|20|21)\d{6}$")
 ISO_ZONED = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)$")
 _OFFSET = re.compile(r"^(?:UTC)?([+-])(\d{2}):?(\d{2})$")
 _ZONED = re.compile(r"(?:Z|[+-]\d{2}:?\d{2})$")
@@ -166,3 +170,15 @@ def shift_days(numbers: np.ndarray, days: np.ndarray, kind: str,
     moved = (local.tz_localize(None) + pd.to_timedelta(days, unit="D")).tz_localize(
         zone(timezone), ambiguous=np.zeros(len(values), dtype=bool), nonexistent="shift_forward")
     return np.floor((moved.tz_convert("UTC") - _EPOCH).total_seconds().to_numpy(dtype=float))
+
+
+def compact_dates(cells: pd.Series) -> np.ndarray:
+    """Which of ``cells`` (stripped text) are compact dates: eight digits that read as a real
+    day under ``COMPACT_DATE`` with a year 1800–2199 (``19580329``; ``19581329`` is not)."""
+    text = cells.astype(str)
+    shaped = text.str.fullmatch(_COMPACT).to_numpy(dtype=bool)
+    hit = np.zeros(len(text), dtype=bool)
+    if shaped.any():
+        stamps = pd.to_datetime(text[shaped], format=COMPACT_DATE, errors="coerce")
+        hit[shaped] = stamps.notna().to_numpy()
+    return hit

@@ -87,6 +87,7 @@ from synthpriv.privacy.domain_budget import (
     realised_domain_noise,
     record_branch,
     records_estimate,
+    records_sigma,
 )
 from synthpriv.privacy.mechanisms import discrete_gaussian_histogram
 from synthpriv.privacy.randomness import RandomSource
@@ -158,6 +159,9 @@ class DomainStage(Stage):
         # the kept values hold (their noisy counts over that total): post-processing only
         self.present: dict[str, float] = {}
         self.kind_counts: dict[str, np.ndarray] = {}  # per auto column, its noisy class counts
+        # n̂ from those counts (``records_estimate``) and its σ (``records_sigma``): DP outputs
+        # a discovered column's ``kept_rows`` carries for ``marginals.compress.missing_estimate``
+        self.kinds_records: dict[str, float] | None = None
         # per auto column, the noisy count of the cells of the kind decided (numbers, or the
         # date format) with its σ: the DP bounds' seed reads it (privacy.bounds.seed)
         self.valued: dict[str, Present] = {}
@@ -450,6 +454,9 @@ class DomainStage(Stage):
             self.present[name] = float(noisy.sum())
             self.kind_counts[name] = noisy
             self.valued[name] = valued_cells(noisy, sigma, kinds[name], columns)
+        histograms = list(self.kind_counts.values())
+        self.kinds_records = {"records": records_estimate(histograms, sigma),
+                              "records_sigma": records_sigma(histograms, sigma)}
         raw = job.schema.model_dump(exclude_defaults=True)
         raw["columns"] = [decided_column(c["name"], kinds[c["name"]], precisions[c["name"]])
                           | ({"lists": c["lists"]} if c.get("lists") and kinds[c["name"]]
@@ -466,7 +473,8 @@ class DomainStage(Stage):
         label last (if declared); without one, values not kept are read as missing (if none is
         kept, the column is all missing) and ``kept_rows`` carries the kept values' rows (the sum
         of their noisy counts, σ·√k: a DP output) so the adaptive domain can tell a missing code
-        holding dropped values' rows from one holding noise (marginals.compress). ``kept_counts``
+        holding dropped values' rows from one holding noise (marginals.compress), with the kinds
+        pass's n̂ and its σ where auto columns ran it (``kinds_records``: DP outputs). ``kept_counts``
         carries each kept value's noisy count, σ and threshold (DP outputs, released in the
         manifest's schema) for the marginals stage to combine with its 1-way counts, with the bar
         it was selected at (``bars``: the threshold, or a paired label's PARTNER_BAR·σ); the
@@ -479,7 +487,8 @@ class DomainStage(Stage):
         if column.other is not None:
             return {"categories": list(kept) + [column.other] * (column.other not in kept),
                     "kept_counts": counts + [None] * (column.other not in kept)}
-        rows = {"count": float(sum(kept.values())), "sigma": float(sigma) * len(kept) ** 0.5}
+        rows = {"count": float(sum(kept.values())), "sigma": float(sigma) * len(kept) ** 0.5,
+                **(self.kinds_records or {})}
         return {"categories": list(kept), "unknown_categories": "missing", "kept_rows": rows,
                 "kept_counts": counts}
 

@@ -31,9 +31,11 @@ import numpy as np
 import pandas as pd
 
 from synthpriv.datetimes import (
+    COMPACT_DATE,
     DATE_FORMATS,
     DATETIME_FORMATS,
     ISO_ZONED,
+    compact_dates,
     format_times,
     parse_times,
     weekdays_of,
@@ -66,6 +68,14 @@ def draft_column(name: str, cells: pd.Series, stripped: pd.Series) -> tuple[dict
             f"column '{name}' has no values: drafted as text (released empty)")
     numbers = pd.to_numeric(present, errors="coerce")
     finite = numbers.notna() & np.isfinite(numbers.astype(float))
+    if finite.all() and present.nunique() >= MIN_COMPACT_DATES and compact_dates(present).all():
+        entry.update(kind="date", format=COMPACT_DATE, missing=len(present) < len(stripped))
+        if markers.any():
+            entry["coerce"] = True  # NA and the like are read as missing
+        _date_bounds(entry, present)
+        return entry, (f"column '{name}' holds only compact dates (19580329): drafted as date "
+                       f"written '{COMPACT_DATE}' (modelled as days, released in the same format)"
+                       + _date_weekdays(entry, pd.Series(present.unique())))
     if finite.mean() >= NUMERIC_SHARE:
         return _numeric(entry, present[finite], numbers[finite].astype(float),
                         coerce=bool(markers.any() or not finite.all()), missing=len(present) <
@@ -149,6 +159,11 @@ def _dates(entry: dict, present: pd.Series, missing: bool) -> tuple[dict, str] |
     return None
 
 
+# A column of whole numbers is drafted a compact date ('%Y%m%d') when every value is one and it
+# holds at least this many distinct values: eight digits that each read as a real day of
+# 1800–2199 are rare in codes and amounts (about 1 in 1,000 uniform 8-digit numbers), so ten
+# such values all by chance are about 1e-30. Arithmetic, not tuned on a table.
+MIN_COMPACT_DATES = 10
 # A date column is drafted `weekdays` (the days seen) only when at least this many distinct
 # dates fall on fewer than 7 days: dates spread evenly over the week miss two given days with
 # chance (5/7)^60 ≈ 2e-9. Arithmetic, not tuned on a table.
@@ -171,7 +186,7 @@ def _date_weekdays(entry: dict, values: pd.Series) -> str:
     missed = ", ".join(_DAYS[day] for day in range(7) if day not in seen)
     return (f"; none of its {len(days):,} dates falls on {missed}, so it is drafted "
             f"weekdays: [{', '.join(entry['weekdays'])}] (the release's dates fall on these days "
-            "only): keep it only if that is public (trading or business days)")
+            "only): keep it only if that is public (trading days, business days, a weekly series)")
 
 
 def _date_bounds(entry: dict, values: pd.Series) -> None:

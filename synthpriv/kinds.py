@@ -112,7 +112,13 @@ from statistics import NormalDist
 import numpy as np
 import pandas as pd
 
-from synthpriv.datetimes import DATE_FORMATS, DATETIME_FORMATS, ISO_ZONED
+from synthpriv.datetimes import (
+    COMPACT_DATE,
+    DATE_FORMATS,
+    DATETIME_FORMATS,
+    ISO_ZONED,
+    compact_dates,
+)
 from synthpriv.decimals import cell_decimals
 
 # backslash-N (compared as backslash-n): the NULL of MySQL and PostgreSQL text dumps
@@ -141,6 +147,8 @@ class TimeFormat:
         """Which of ``cells`` (stripped text) are written in this format."""
         if self.format is None:
             return cells.str.fullmatch(ISO_ZONED).to_numpy(dtype=bool)
+        if self.format == COMPACT_DATE:
+            return compact_dates(cells)
         stamps = pd.to_datetime(cells, format=self.format, errors="coerce")
         return stamps.notna().to_numpy()
 
@@ -149,7 +157,10 @@ TIME_FORMATS: tuple[TimeFormat, ...] = (
     TimeFormat("datetime ISO 8601 with zone", "datetime", None, ZONE),
     *(TimeFormat(f"datetime {f}", "datetime", f) for f in DATETIME_FORMATS),
     *(TimeFormat(f"date {f}", "date", f) for f in DATE_FORMATS),
+    # compact dates (19580329) read as whole numbers: ``cell_classes`` takes them from ``whole``
+    TimeFormat(f"date {COMPACT_DATE}", "date", COMPACT_DATE),
 )
+COMPACT = TIME_FORMATS[-1]
 TEXT_CLASSES = ("token", "words", "long text")
 FRACTION_CLASSES = (*(f"{d} decimal{'s' * (d > 1)}" for d in range(1, DECIMAL_CAP + 1)),
                     f"more than {DECIMAL_CAP} decimals")
@@ -173,14 +184,16 @@ def cell_classes(cells: pd.Series) -> tuple[np.ndarray, pd.Series]:
     numbers = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float)
     finite = np.isfinite(numbers)
     whole = finite & (numbers == np.round(numbers))
-    counts["whole"] = int(whole.sum())
     for label, count in fraction_counts(text[finite & ~whole]).items():
         counts[label] = count
+    compact = whole & compact_dates(text)  # a compact date is in its own class, not whole
+    counts["whole"], counts[COMPACT.label] = int((whole & ~compact).sum()), int(compact.sum())
     rest = text[~finite]
     timed = np.zeros(len(rest), dtype=bool)
     left = np.flatnonzero((rest.str.contains(r"\d") & (rest.str.len() <= _MAX_TIME_CHARS))
                           .to_numpy(dtype=bool))
-    for time_format in TIME_FORMATS:  # each cell in the first format it parses under
+    for time_format in TIME_FORMATS[:-1]:  # each cell in the first format it parses under
+        # (COMPACT, last, is counted above from the whole numbers)
         if not left.size:
             break
         hit = time_format.parsed(rest.iloc[left])

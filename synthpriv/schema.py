@@ -160,11 +160,15 @@ Derived = Annotated[
 
 class KeptRows(_Strict):
     """The domain step's DP count of the rows holding a discovered column's kept categories: the
-    sum of their noisy counts (``noisy_selection``) and its noise σ (σ·√k for k kept values). A
-    DP output (post-processing); ``marginals.compress.missing_estimate`` reads it."""
+    sum of their noisy counts (``noisy_selection``) and its noise σ (σ·√k for k kept values);
+    where auto columns ran the kinds pass, that pass's record count n̂ and a σ for it
+    (``privacy.domain_budget.records_estimate``, ``records_sigma``). DP outputs
+    (post-processing); ``marginals.compress.missing_estimate`` reads them."""
 
     count: float
     sigma: float = Field(ge=0)
+    records: float | None = None
+    records_sigma: float | None = Field(default=None, gt=0)
 
 
 class KeptCount(_Strict):

@@ -467,6 +467,18 @@ def records_estimate(histograms: list[np.ndarray], sigma: float) -> float:
     return float(statistics.median(cleared))
 
 
+def records_sigma(histograms: list[np.ndarray], sigma: float) -> float:
+    """A σ for ``records_estimate`` (public given its DP inputs): the median of k column sums,
+    each with noise σ·√c (c its classes cleared; the largest c taken), has a standard deviation
+    of about √(π/2)·σ·√c/√k for large k (the sample median of normals) and less for small k
+    (k = 1: σ√c; k = 2: the mean, σ√c/√2; k = 3: 0.67·σ√c against the formula's 0.72), so the
+    formula overstates it: a larger σ lowers the estimate's weight where it is combined
+    (marginals.compress.missing_estimate). Assumes every column holds every row (a column with
+    blanks or rows in a class below RECORDS_CLEAR·σ counts fewer: the median errs low)."""
+    cleared = [int(np.sum(h > RECORDS_CLEAR * sigma)) for h in map(np.asarray, histograms)]
+    return float(sigma * math.sqrt(max(max(cleared), 1) * math.pi / (2 * len(histograms))))
+
+
 def small_table_below(bounds_rows: float) -> float:
     """The n̂ at or below which the small-table branch runs: DP bounds at the default share would
     need ``bounds_rows`` ≥ SMALL_TABLE_NEED·n̂ rows in one octave (``small_table_share``'s test,
