@@ -61,7 +61,7 @@ from synthpriv.kinds import (
     number_cells,
     singletons,
 )
-from synthpriv.list_adoption import tested_list
+from synthpriv.list_adoption import list_decision
 from synthpriv.privacy.accountant import Ledger
 from synthpriv.privacy.bounds import (
     MIN_EXPONENT,
@@ -289,7 +289,7 @@ class DomainStage(Stage):
             # the listed values' noisy counts: post-processing of DP outputs
             kept, bars, noisy = listed_selection(counter, listed_values(column.lists),
                                                  column_sigma, threshold, source)
-            listed, test = tested_list(kept, column.lists or [], noisy, column_sigma,
+            listed, test = list_decision(kept, column.lists or [], noisy, column_sigma,
                                        column.other)
             found[name] = self._categories(column, kept, column_sigma, bars, listed)
             if test is not None:

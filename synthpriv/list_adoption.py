@@ -84,7 +84,7 @@ def adopted_list(discovered: Iterable[str], candidates: Sequence[str],
                 None)
 
 
-def tested_list(discovered: Iterable[str], candidates: Sequence[str], noisy: Mapping[str, int],
+def list_decision(discovered: Iterable[str], candidates: Sequence[str], noisy: Mapping[str, int],
                 sigma: float, other: str | None = None) -> tuple[str | None, Membership | None]:
     """``adopted_list`` when S (``discovered``) has members; when it has none, the first of
     ``candidates`` (installed) whose membership test passes (``noisy``: the listed values' noisy
