@@ -114,6 +114,7 @@ def test_the_plan_states_that_the_domain_is_conditional(tmp_path: Path) -> None:
     [note] = [text for text in texts if "conditional on DP discovery" in text]
     assert f"us_state_code ({len(list_values('us_state_code'))} values)" in note
     assert "State:" in note and str(MIN_DISCOVERED) in note
+    assert "when discovery keeps none" in note and f"{MEMBERSHIP_Z:g} σ·√(list size)" in note
 
 
 # --- the membership test (S empty: the in-list noisy sum against its bar) ---------------------
