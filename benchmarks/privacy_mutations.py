@@ -534,8 +534,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "a wide table's 1-way batch: each of the d measurements at the whole batch's noise"),
     Mutation(
         "list-adopted-from-raw-cells", "synthpriv/domain_stage.py",
-        "listed = adopted_list(kept, column.lists or [], column.other)",
-        "listed = adopted_list(counter, column.lists or [], column.other)",
+        "listed, test = list_decision(kept, column.lists or [],",
+        "listed, test = list_decision(counter, column.lists or [],",
         ("tests/test_list_adoption.py",),
         "a public list adopted when the table's real distinct values (not the DP-discovered "
         "ones) all lie in it: one row outside the list changes the released domain"),
