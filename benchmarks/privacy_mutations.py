@@ -541,11 +541,19 @@ MUTATIONS: tuple[Mutation, ...] = (
         "a wide table's 1-way batch: each of the d measurements at the whole batch's noise"),
     Mutation(
         "list-adopted-from-raw-cells", "synthpriv/domain_stage.py",
-        "listed = adopted_list(kept, column.lists or [], column.other)",
-        "listed = adopted_list(counter, column.lists or [], column.other)",
+        "listed, test = list_decision(kept, column.lists or [],",
+        "listed, test = list_decision(counter, column.lists or [],",
         ("tests/test_list_adoption.py",),
         "a public list adopted when the table's real distinct values (not the DP-discovered "
         "ones) all lie in it: one row outside the list changes the released domain"),
+    Mutation(
+        "list-test-without-noise", "synthpriv/domain_stage.py",
+        "listed, test = list_decision(kept, column.lists or [], noisy, column_sigma,",
+        "listed, test = list_decision(kept, column.lists or [], {v: counter.get(v, 0) for v "
+        "in noisy}, column_sigma,",
+        ("tests/test_list_adoption.py",),
+        "the list membership test (S empty) reads the exact in-list count instead of the sum of "
+        "the listed values' noisy counts: the released in-list figure is the table's own"),
 )
 
 

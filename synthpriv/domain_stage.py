@@ -61,7 +61,7 @@ from synthpriv.kinds import (
     number_cells,
     singletons,
 )
-from synthpriv.list_adoption import adopted_list
+from synthpriv.list_adoption import list_decision
 from synthpriv.privacy.accountant import Ledger
 from synthpriv.privacy.bounds import (
     MIN_EXPONENT,
@@ -77,7 +77,7 @@ from synthpriv.privacy.bounds import (
     octave_shape,
     read_bounds,
 )
-from synthpriv.privacy.candidates import category_selection, heap_selection
+from synthpriv.privacy.candidates import heap_selection, listed_selection
 from synthpriv.privacy.domain_budget import (
     BRANCH_PAD,
     KIND_NOISE_FACTOR,
@@ -92,7 +92,7 @@ from synthpriv.privacy.domain_budget import (
 from synthpriv.privacy.mechanisms import discrete_gaussian_histogram
 from synthpriv.privacy.randomness import RandomSource
 from synthpriv.privacy.refine import refined_bounds, refined_bucket, sub_counts
-from synthpriv.public_lists import list_values
+from synthpriv.public_lists import list_values, value_set
 from synthpriv.rounds import is_narrow, narrow_values, round_values
 from synthpriv.schema import (
     FINE_CELLS,
@@ -287,11 +287,18 @@ class DomainStage(Stage):
             if name in self.kinds and realised.category_sigma is not None:  # reallocated
                 column_sigma, threshold = realised.category_sigma, realised.category_threshold
             self.thresholds[name] = threshold
-            kept, bars = category_selection(counter, column_sigma, threshold, source)
             column = schema.column(name)
-            # a public list adopted from the released S (``kept``) alone: post-processing
-            listed = adopted_list(kept, column.lists or [], column.other)
+            # the listed values are named candidates (no ρ, no δ: privacy.candidates); a public
+            # list adopted from S (``kept``), or when S is empty from the membership test of
+            # the listed values' noisy counts: post-processing of DP outputs
+            kept, bars, noisy = listed_selection(counter, listed_values(column.lists),
+                                                 column_sigma, threshold, source)
+            listed, test = list_decision(kept, column.lists or [], noisy, column_sigma,
+                                       column.other)
             found[name] = self._categories(column, kept, column_sigma, bars, listed)
+            if test is not None:
+                found[name]["adopted_list"]["test"] = {
+                    "in_list": test.in_list, "sigma": test.sigma, "bar": test.bar}
             if name in self.present:
                 self.kept_shares[name] = kept_share(kept, self.present[name])
         named = {}  # per heap column, its round values named from its DP bounds and shape
@@ -491,6 +498,12 @@ class DomainStage(Stage):
                 **(self.kinds_records or {})}
         return {"categories": list(kept), "unknown_categories": "missing", "kept_rows": rows,
                 "kept_counts": counts}
+
+
+def listed_values(lists: list[str] | None) -> list[str]:
+    """Every value of the public lists ``lists`` (a column's ``lists:``; installed ones only),
+    sorted: discovery's named candidates for that column. Public: the schema only."""
+    return sorted({v for name in lists or [] for v in value_set(name)})
 
 
 def list_domain(column: CategoricalColumn, listed: str, counts: dict[str, dict | None]) -> dict:
@@ -800,6 +813,11 @@ def domain_lines(declared: Schema, resolved: Schema,
             if (adopted := chosen.adopted_list) is not None:
                 domain = (f"{adopted.discovered} discovered categories, all in {adopted.name}: "
                           f"categories = its {len(list_values(adopted.name))} values")
+                if (test := adopted.test) is not None:
+                    domain = (f"no category discovered; membership test: about "
+                              f"{test.in_list:,.0f} rows in {adopted.name} (σ {test.sigma:,.0f}, "
+                              f"bar {test.bar:,.0f}): categories = its "
+                              f"{len(list_values(adopted.name))} values")
             if column.name in kept_shares:
                 domain += (f", holding about {kept_shares[column.name]:.0%} of its non-empty "
                            "cells (DP estimate)")

@@ -7,11 +7,20 @@ column's values under DP. Whether every member of S is in a public list L is a f
 processing, no budget, no event. When it holds, the column's categories become the whole of L
 (public: no threshold), so a value too rare for the threshold keeps its own category instead of
 being read as missing. Only S is read here, never the table's cells.
+
+When discovery keeps nothing (a small table: hhs_breaches' threshold is above every state's
+count), the membership test decides instead (``membership``): the discovery histogram names every
+value of the column's lists as a candidate (privacy.candidates.listed_selection: each gets a
+noise draw whether the table holds it or not, so its noisy count costs no ρ and no δ beyond the
+histogram's events), and the sum of list L's noisy counts, M_L (σ·√|L| under add/remove; Δ₂·σ
+per cell is already in σ), is compared with a bar z·σ·√|L|. Post-processing of DP outputs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 from synthpriv.public_lists import value_set
 
@@ -28,6 +37,38 @@ from synthpriv.public_lists import value_set
 # on the list's empty codes, not lost values, and never privacy: the decision reads S only.
 # None discovered: nothing to tell, no list.
 MIN_DISCOVERED = 1
+# The membership test's bar in σ's of the in-list sum: a column holding no value of L passes it
+# with probability Φ(−3) ≈ 0.13 % (arithmetic, not tuned on a table). A false pass costs what a
+# false one-value match costs above (noise on empty codes, never a kept value, never privacy); the
+# test only runs when S is empty. hhs_breaches' State (921 train rows, safe draft, ε = 1: σ ≈ 19
+# per cell, σ_L ≈ 142 on 57 codes) sums ~921 rows against a bar of ≈ 426 (benchmarks/README.md,
+# "listtest").
+MEMBERSHIP_Z = 3.0
+
+
+@dataclass(frozen=True)
+class Membership:
+    """The membership test of one list: M_L (the sum of its values' noisy counts: a DP output),
+    its σ and the bar it was compared with (public)."""
+
+    name: str
+    in_list: float
+    sigma: float
+    bar: float
+
+    @property
+    def passed(self) -> bool:
+        return self.in_list >= self.bar
+
+
+def membership(name: str, noisy: Mapping[str, int], sigma: float) -> Membership:
+    """The membership test of public list ``name`` from ``noisy`` (every listed value's noisy
+    count at ``sigma``, privacy.candidates.listed_selection: DP outputs, the list's values absent
+    from it counted as their draw is: nothing here reads the table)."""
+    values = value_set(name)
+    total = float(sum(noisy[v] for v in values))
+    spread = sigma * math.sqrt(len(values))
+    return Membership(name, total, spread, MEMBERSHIP_Z * spread)
 
 
 def adopted_list(discovered: Iterable[str], candidates: Sequence[str],
@@ -41,3 +82,17 @@ def adopted_list(discovered: Iterable[str], candidates: Sequence[str],
         return None
     return next((name for name in candidates if (values := value_set(name)) and found <= values),
                 None)
+
+
+def list_decision(discovered: Iterable[str], candidates: Sequence[str], noisy: Mapping[str, int],
+                sigma: float, other: str | None = None) -> tuple[str | None, Membership | None]:
+    """``adopted_list`` when S (``discovered``) has members; when it has none, the first of
+    ``candidates`` (installed) whose membership test passes (``noisy``: the listed values' noisy
+    counts at ``sigma``), with the test; (None, None) when none passes. A function of DP outputs
+    and public lists only."""
+    if set(discovered) - {other}:
+        return adopted_list(discovered, candidates, other), None
+    for name in candidates:
+        if value_set(name) and (test := membership(name, noisy, sigma)).passed:
+            return name, test
+    return None, None

@@ -376,7 +376,7 @@ def lists_note(listed: dict[str, list[str]]) -> tuple[str, str]:
     """The columns whose domain is conditional on discovery (``lists:``, synthpriv.
     list_adoption): each takes the first of its lists holding every category discovery keeps
     (at least MIN_DISCOVERED), else the discovered ones. Public: the schema only."""
-    from synthpriv.list_adoption import MIN_DISCOVERED
+    from synthpriv.list_adoption import MEMBERSHIP_Z, MIN_DISCOVERED
     from synthpriv.public_lists import value_set
 
     columns = "; ".join(f"{name}: " + ", ".join(f"{n} ({len(value_set(n))} values)" for n in lists)
@@ -384,8 +384,11 @@ def lists_note(listed: dict[str, list[str]]) -> tuple[str, str]:
     return ("note", f"the categories of these columns are conditional on DP discovery ({columns}): "
             f"if every category discovery keeps (at least {MIN_DISCOVERED}) is in one of its "
             "lists, the column takes the first such list whole (an auto column: when decided "
-            "categorical), else it keeps the discovered ones; the decision reads the released "
-            "categories only (post-processing, no budget) and the run's domain lines state it.")
+            "categorical), else it keeps the discovered ones; when discovery keeps none, the "
+            "first list whose values' noisy counts (named in the discovery histogram: no extra "
+            f"ρ or δ) sum to at least {MEMBERSHIP_Z:g} σ·√(list size) is adopted; the decision "
+            "reads DP outputs only (post-processing, no budget) and the run's domain lines "
+            "state it.")
 
 
 def realloc_note(threshold: float, sigma: float) -> tuple[str, str]:

@@ -228,12 +228,23 @@ def public_list_categories(written: dict, column: str) -> list[str]:
     return list_values(name) + [category_text(label) for label in extra]
 
 
+class MembershipTest(_Strict):
+    """The figures of a list's membership test (synthpriv.list_adoption.membership): DP outputs
+    and the public bar."""
+
+    in_list: float
+    sigma: float
+    bar: float
+
+
 class AdoptedList(_Strict):
     """The public list the domain step adopted for a discovered column (synthpriv.list_adoption)
-    and the number of categories DP discovery kept, all of them in it (DP outputs)."""
+    and the number of categories DP discovery kept, all of them in it (DP outputs); when it kept
+    none, ``test``: the membership test that adopted it (in-list noisy sum, its σ, the bar)."""
 
     name: str
     discovered: int = Field(ge=0)
+    test: MembershipTest | None = None
 
 
 def known_lists(lists: list[str] | None) -> list[str] | None:

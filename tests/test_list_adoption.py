@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
 
 from synthpriv.config import load_job
 from synthpriv.domain_stage import domain_lines
-from synthpriv.list_adoption import MIN_DISCOVERED, adopted_list
+from synthpriv.list_adoption import MEMBERSHIP_Z, MIN_DISCOVERED, adopted_list, list_decision, membership
 from synthpriv.pipeline import plan_job, resolve_domain
 from synthpriv.privacy.accountant import Ledger
 from synthpriv.privacy.randomness import RandomSource
@@ -42,13 +43,14 @@ def _table(rare: str | None) -> pd.DataFrame:
     return pd.DataFrame({"State": cells, "n": range(len(cells))})
 
 
-def _resolve(folder: Path, table: pd.DataFrame, column: dict, seed: int = 3):
+def _resolve(folder: Path, table: pd.DataFrame, column: dict, seed: int = 3,
+             epsilon: float = 4.0):
     folder.mkdir(parents=True, exist_ok=True)
     table.to_csv(folder / "train.csv", index=False)
     schema = {"columns": [column, {"name": "n", "kind": "integer", "lower": 0, "upper": 600}]}
     (folder / "schema.yaml").write_text(yaml.safe_dump(schema))
     config = {"name": "lists", "data": {"path": "train.csv", "schema": "schema.yaml"},
-              "budget": {"epsilon": 4.0, "delta": 1e-6}, "pipeline": {"recipe": "independent"},
+              "budget": {"epsilon": epsilon, "delta": 1e-6}, "pipeline": {"recipe": "independent"},
               "evaluation": {"enabled": False}, "output": {"dir": str(folder / "out")}}
     (folder / "job.yaml").write_text(yaml.safe_dump(config))
     job = load_job(folder / "job.yaml")
@@ -112,3 +114,91 @@ def test_the_plan_states_that_the_domain_is_conditional(tmp_path: Path) -> None:
     [note] = [text for text in texts if "conditional on DP discovery" in text]
     assert f"us_state_code ({len(list_values('us_state_code'))} values)" in note
     assert "State:" in note and str(MIN_DISCOVERED) in note
+    assert "when discovery keeps none" in note and f"{MEMBERSHIP_Z:g} σ·√(list size)" in note
+
+
+# --- the membership test (S empty: the in-list noisy sum against its bar) ---------------------
+
+CODES = list_values("us_state_code")
+
+
+def test_the_membership_test_is_the_sum_of_the_listed_noisy_counts_at_sigma_root_l() -> None:
+    """M_L = Σ of L's noisy counts (each at σ; L2 sensitivity 1 per row, the histogram's): σ_L =
+    σ·√|L| and the bar MEMBERSHIP_Z·σ_L (definition)."""
+    noisy = {code: 2 for code in CODES} | {"Calif.": 500}  # a value outside L is not summed
+    test = membership("us_state_code", noisy, 10.0)
+    assert test.in_list == 2 * len(CODES)
+    assert test.sigma == pytest.approx(10.0 * len(CODES) ** 0.5)
+    assert test.bar == pytest.approx(MEMBERSHIP_Z * test.sigma) and not test.passed
+    assert membership("us_state_code", {c: 20 for c in CODES}, 10.0).passed  # 1140 ≥ 3·75.5
+
+
+def test_an_empty_s_adopts_only_when_the_test_passes_and_a_kept_value_keeps_todays_rule() -> None:
+    high, low = {c: 30 for c in CODES}, {c: 0 for c in CODES}
+    name, test = list_decision([], ["us_state_code"], high, 10.0)
+    assert name == "us_state_code" and test is not None and test.passed
+    assert list_decision([], ["us_state_code"], low, 10.0) == (None, None)
+    assert list_decision([], [], {}, 10.0) == (None, None)  # no lists: nothing to test
+    # S non-empty: today's rule (S ⊆ L), no test, whatever the in-list sum
+    assert list_decision(["CA"], ["us_state_code"], low, 10.0) == ("us_state_code", None)
+    assert list_decision(["ZZ"], ["us_state_code"], high, 10.0) == (None, None)
+
+
+EPSILON = 0.5  # discovery T = 126 rows at σ ≈ 23 (95 at σ ≈ 18 for an auto column): 30 never pass
+
+
+def _rare_states(copies: int) -> pd.DataFrame:
+    """``copies`` rows of each of 40 state codes: every state below the threshold (S empty)."""
+    cells = [s for s in CODES[:40] for _ in range(copies)]
+    return pd.DataFrame({"State": cells, "n": [i % 600 for i in range(len(cells))]})
+
+
+@pytest.mark.parametrize("kind", [{"kind": "auto"}, {"kind": "categorical", "missing": True}])
+def test_rare_states_adopt_the_list_from_the_noisy_in_list_sum(tmp_path: Path, kind: dict) -> None:
+    """No state passes the threshold, so S is empty; the membership test adopts us_state_code.
+    Over seeds, the released M_L scatters around the exact in-list count with sd σ_L (a noisy
+    count: reading the exact count, the planted bug 'list-test-without-noise', gives sd 0), the
+    manifest's schema carries the test, the domain line says why."""
+    table = _rare_states(30)
+    figures = []
+    for seed in range(12 if kind["kind"] == "categorical" else 2):  # the spread: categorical
+        job, resolved = _resolve(tmp_path / str(seed), table,
+                                 {"name": "State", **kind, "lists": LISTS}, seed=seed,
+                                 epsilon=EPSILON)
+        state = resolved.schema.column("State")
+        assert state.adopted_list is not None and state.adopted_list.discovered == 0
+        test = state.adopted_list.test
+        assert test is not None and test.in_list >= test.bar
+        assert state.categories[:len(CODES)] == CODES
+        figures.append((test.in_list, test.sigma))
+    lines = "\n".join(domain_lines(job.schema, resolved.schema))
+    assert "no category discovered; membership test" in lines
+    if len(figures) < 12:
+        return
+    sigma_l = figures[0][1]
+    spread = float(np.std([f for f, _ in figures], ddof=1))
+    # 12 draws: the sample sd lies within [0.5, 1.6]·σ_L with probability > 0.99 (χ² with 11 df)
+    assert 0.5 * sigma_l <= spread <= 1.6 * sigma_l
+    assert abs(np.mean([f for f, _ in figures]) - len(table)) <= 4 * sigma_l / 12 ** 0.5
+
+
+def test_the_membership_test_costs_no_budget_and_a_listless_column_keeps_its_draws(
+        tmp_path: Path) -> None:
+    """The same ledger events and plan figures with and without ``lists`` (the listed values are
+    named candidates of the discovery histogram: no ρ, no δ); a column holding no listed value
+    (S empty, M_L ≈ 0) adopts nothing and stays all missing, as a column without lists does."""
+    table = _rare_states(30).replace({c: c.lower() + "x" for c in CODES})  # no value in any list
+    events, planned = [], []
+    for lists in (LISTS, None):
+        folder = tmp_path / str(bool(lists))
+        job, resolved = _resolve(folder, table, {"name": "State", "kind": "categorical",
+                                                 "missing": True, "lists": lists},
+                                 epsilon=EPSILON)
+        ledger = Ledger(job.config.budget.neighbouring)
+        plan = plan_job(job)
+        resolve_domain(job, plan, ledger, RandomSource.seeded(3), [table])
+        events.append([repr(e) for e in ledger.events])
+        planned.append(plan[0].stages[0].noise)
+        state = resolved.schema.column("State")
+        assert state.adopted_list is None and state.categories == []
+    assert events[0] == events[1] and planned[0] == planned[1]

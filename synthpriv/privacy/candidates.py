@@ -77,11 +77,25 @@ def category_selection(
     partners ``with_partners`` adds; the selection bar of each, T or PARTNER_BAR·σ). Privacy:
     the module docstring's argument over the discovery histogram (its DiscreteGaussianEvent and
     ThresholdEvent; sensitivity Δ₂); the partner rule is post-processing of its noisy counts."""
-    named = sorted({label for pair in PAIRED_LABELS for label in pair})
+    chosen, bars, _ = listed_selection(counts, (), sigma, threshold, source)
+    return chosen, bars
+
+
+def listed_selection(
+    counts: Mapping[str, int], listed: Sequence[str], sigma: float, threshold: int,
+    source: RandomSource,
+) -> tuple[dict[str, int], dict[str, float], dict[str, int]]:
+    """``category_selection`` with the values of the column's public lists (``listed``: fixed by
+    the schema, never read from ``counts``) as named candidates too: (the values kept, their
+    bars, every listed value's noisy count, passing or not). Privacy: the module docstring's
+    argument (one histogram over present ∪ labels ∪ listed, sensitivity Δ₂, the discovery
+    histogram's events; a listed value is noised on both neighbours, so its count costs no ρ and
+    no δ). Without ``listed``, the same draws as ``category_selection`` (sorted keys)."""
+    named = sorted({label for pair in PAIRED_LABELS for label in pair} | set(listed))
     kept, drawn = named_selection(counts, named, sigma, threshold, source, key=str)
     chosen = with_partners(kept, drawn, sigma)
     bars = {v: float(threshold) if v in kept else PARTNER_BAR * sigma for v in chosen}
-    return chosen, bars
+    return chosen, bars, {v: drawn[v] for v in listed}
 
 
 def with_partners(kept: Mapping[str, int], named: Mapping[str, int], sigma: float

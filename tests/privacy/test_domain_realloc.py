@@ -71,14 +71,14 @@ def _spy(monkeypatch) -> list[tuple[float, int, dict]]:
     """Records each category discovery's σ, threshold and kept noisy counts (the real
     function runs: its outputs are what the step releases)."""
     calls: list[tuple[float, int, dict]] = []
-    real = domain_stage.category_selection
+    real = domain_stage.listed_selection
 
-    def recorded(counts, sigma, threshold, source):
-        kept, bars = real(counts, sigma, threshold, source)
+    def recorded(counts, listed, sigma, threshold, source):
+        kept, bars, noisy = real(counts, listed, sigma, threshold, source)
         calls.append((sigma, threshold, kept))
-        return kept, bars
+        return kept, bars, noisy
 
-    monkeypatch.setattr(domain_stage, "category_selection", recorded)
+    monkeypatch.setattr(domain_stage, "listed_selection", recorded)
     return calls
 
 
