@@ -22,6 +22,14 @@ locates the rows are cut when the edge is sharp (``cut``), and only when the sub
 account for the bucket's noisy count (``refined_bounds``). A tail inside the octave that none of
 these tests sees is clipped onto the new bound, as a bucket's is onto the bucket bounds
 (``dp_bounds`` spreads it over the bound's cells).
+
+Dates (``date_runs`` … ``refined_date_bounds``): a date's buckets are calendar years, often with
+a guard year beyond the data (ISLP NYSE ran to 1987-12-31, its data to 1986-12-31). An auto
+column decided date gets one histogram over the sub-buckets of its end years (the guard year
+with its neighbour), months, quarters or whole years (``date_parts``), at σ_d = z_d·Δ₂
+(``domain_budget.date_refine_multiplier``: the date's heap-column weight, its heap histogram
+not run), each row in at most one sub-bucket (sensitivity Δ₂); the read-out is ``cut`` and the
+residual test above (benchmarks/README.md, "daterange").
 """
 
 from __future__ import annotations
