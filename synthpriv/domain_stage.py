@@ -82,7 +82,7 @@ from synthpriv.privacy.domain_budget import (
     BRANCH_PAD,
     KIND_NOISE_FACTOR,
     RealisedNoise,
-    date_refine_multiplier,
+    date_refine_sigma,
     domain_share,
     plan_domain_noise,
     realised_domain_noise,
@@ -214,8 +214,7 @@ class DomainStage(Stage):
             figures["heap_threshold"] = float(noise.heap_threshold)
             figures["refine_sigma"] = noise.refine_sigma
             if self.kinds:  # an auto column decided date: its refinement's σ_d (Δ₂·z_d)
-                figures["date_refine_sigma"] = date_refine_multiplier(
-                    noise.multiplier) * noise.sigma / noise.multiplier
+                figures["date_refine_sigma"] = date_refine_sigma(noise.sigma, noise.multiplier)
         if noise.threshold is not None or noise.heap_sigma is not None:
             figures["delta_thresholds"] = noise.delta_per_column * (
                 len(self.categories) + len(self.kinds)) + noise.heap_delta * len(self.heaps)
@@ -297,11 +296,10 @@ class DomainStage(Stage):
             readings[name] = (noisy, reading, shape, columns, valued)
             found[name] = dp_bounds(schema.column(name), reading, shape)
             if name in day_counts:  # sensitivity Δ₂ at the realised z_d (domain_budget)
-                date_sigma = realised.date_multiplier * sigma / plan.noise["noise_multiplier"]
                 self.refinements.pop(name, None)
                 found[name] = refine_date_domain(schema.column(name), found[name], noisy,
                                                  sigma, grid, reading, day_counts[name],
-                                                 date_sigma, source, self.refinements)
+                                                 realised.date_sigma, source, self.refinements)
         for name, counter in value_counts.items():
             column_sigma, threshold = sigma, int(plan.noise["category_threshold"])
             if name in self.kinds and realised.category_sigma is not None:  # reallocated

@@ -132,6 +132,13 @@ def date_refine_multiplier(z: float) -> float:
     if z < REALLOCATE_MIN_MULTIPLIER:
         return REFINE_NOISE_FACTOR * z
     return z / math.sqrt(heap_column_weight())
+
+
+def date_refine_sigma(sigma: float, multiplier: float) -> float:
+    """σ_d = z_d·Δ₂ of an auto date column's refinement, from the domain histograms' σ = z·Δ₂
+    and z (``multiplier``): Δ₂ is the histogram's L2 sensitivity, each row in at most one
+    sub-bucket."""
+    return date_refine_multiplier(multiplier) * sigma / multiplier
 # the heap histograms' event: their cells released are the kept heaps and, unthresholded, the
 # round values named from the DP bounds (synthpriv.privacy.candidates: same noise, no added ρ/δ)
 HEAP_LABEL = "DP heaps (exact-value counts; named round values' counts unthresholded) of "
@@ -264,7 +271,7 @@ class RealisedNoise:
     weight: float
     events: list[PrivacyEvent] = field(default_factory=list)
     multiplier: float = 0.0  # the plan's z (every histogram not reallocated keeps it)
-    date_multiplier: float = 0.0  # the auto date columns' refinement (date_refine_multiplier)
+    date_sigma: float = 0.0  # the auto date columns' refinement's σ_d (date_refine_sigma)
 
 
 def realised_domain_noise(
@@ -314,7 +321,8 @@ def realised_domain_noise(
     events += [e for e in plan.events if e.label.startswith("DP kinds")]
     events += [ThresholdEvent(plan.delta_per_column, label=f"category threshold: {name}")
                for name in planned]
-    realised = RealisedNoise(None, None, 0.0, 0.0, multiplier=z, date_multiplier=date_z)
+    realised = RealisedNoise(None, None, 0.0, 0.0, multiplier=z,
+                             date_sigma=date_refine_sigma(plan.sigma, z))
     if dates:  # sensitivity Δ₂: each row in at most one sub-bucket (privacy.refine)
         events.append(DiscreteGaussianEvent(date_z, len(dates),
                                             label=DATE_REFINE_LABEL + ", ".join(dates)))
