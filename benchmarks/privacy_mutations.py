@@ -372,6 +372,13 @@ MUTATIONS: tuple[Mutation, ...] = (
         "the bounds refinement's sub-bucket counts noised at half the σ_r its ledger event "
         "states"),
     Mutation(
+        "date-refine-noise-half", "synthpriv/domain_stage.py",
+        "counts = discrete_gaussian_histogram(exact, date_sigma, source)",
+        "counts = discrete_gaussian_histogram(exact, date_sigma / 2, source)",
+        ("tests/privacy/test_date_refine.py",),
+        "a date column's end-year sub-bucket counts noised at half the σ_d its ledger event "
+        "states"),
+    Mutation(
         "heap-range-exact-buckets", "synthpriv/domain_stage.py",
         "found[name] = self._heap_bounds(schema.column(name), found[name], noisy, sigma,",
         "found[name] = self._heap_bounds(schema.column(name), found[name],"

@@ -82,6 +82,7 @@ from synthpriv.privacy.domain_budget import (
     BRANCH_PAD,
     KIND_NOISE_FACTOR,
     RealisedNoise,
+    date_refine_sigma,
     domain_share,
     plan_domain_noise,
     realised_domain_noise,
@@ -91,7 +92,15 @@ from synthpriv.privacy.domain_budget import (
 )
 from synthpriv.privacy.mechanisms import discrete_gaussian_histogram
 from synthpriv.privacy.randomness import RandomSource
-from synthpriv.privacy.refine import refined_bounds, refined_bucket, sub_counts
+from synthpriv.privacy.refine import (
+    DAY_SECONDS,
+    date_runs,
+    date_sub_counts,
+    refined_bounds,
+    refined_bucket,
+    refined_date_bounds,
+    sub_counts,
+)
 from synthpriv.public_lists import list_values, value_set
 from synthpriv.rounds import is_narrow, narrow_values, round_values
 from synthpriv.schema import (
@@ -208,6 +217,8 @@ class DomainStage(Stage):
             figures["heap_sigma"] = noise.heap_sigma
             figures["heap_threshold"] = float(noise.heap_threshold)
             figures["refine_sigma"] = noise.refine_sigma
+            if self.kinds:  # an auto column decided date: its refinement's σ_d (Δ₂·z_d)
+                figures["date_refine_sigma"] = date_refine_sigma(noise.sigma, noise.multiplier)
         if noise.threshold is not None or noise.heap_sigma is not None:
             figures["delta_thresholds"] = noise.delta_per_column * (
                 len(self.categories) + len(self.kinds)) + noise.heap_delta * len(self.heaps)
@@ -264,6 +275,10 @@ class DomainStage(Stage):
         heap_counts: dict[str, Counter] = {
             name: Counter() for name in bounds if name in self.heaps
             and not isinstance(schema.column(name), DatetimeColumn)}
+        # an auto column decided date: its days' counts for the date refinement (privacy.refine)
+        day_counts: dict[str, Counter] = {
+            name: Counter() for name in bounds if name in self.heaps
+            and isinstance(schema.column(name), DatetimeColumn)}
         for chunk in chunks:
             for name, grid in buckets.items():
                 bucket_counts[name] += grid.counts(chunk[name].to_numpy(dtype=float))
@@ -271,6 +286,8 @@ class DomainStage(Stage):
                 counter.update(chunk[name].dropna().value_counts().to_dict())
             for name, counter in heap_counts.items():
                 counter.update(exact_values(chunk[name], schema.column(name)))
+            for name, counter in day_counts.items():
+                counter.update(days_of(chunk[name], schema.column(name)))
         sigma = plan.noise["sigma"]
         found: dict[str, dict] = {}
         columns = int(plan.noise["bounded_columns"]) if buckets else 1  # false buckets: per job
@@ -282,6 +299,11 @@ class DomainStage(Stage):
             shape = octave_shape(noisy, sigma, grid, reading, columns, valued)
             readings[name] = (noisy, reading, shape, columns, valued)
             found[name] = dp_bounds(schema.column(name), reading, shape)
+            if name in day_counts:  # sensitivity Δ₂ at the realised z_d (domain_budget)
+                self.refinements.pop(name, None)
+                found[name] = refine_date_domain(schema.column(name), found[name], noisy,
+                                                 sigma, grid, reading, day_counts[name],
+                                                 realised.date_sigma, source, self.refinements)
         for name, counter in value_counts.items():
             column_sigma, threshold = sigma, int(plan.noise["category_threshold"])
             if name in self.kinds and realised.category_sigma is not None:  # reallocated
@@ -646,6 +668,49 @@ def refine_domain(column: NumericColumn, domain: dict, noisy: np.ndarray, sigma:
     if (lower, upper) == bounds:
         return domain
     return dp_bounds(column, replace(reading, lower=lower, upper=upper), shape)
+
+
+def days_of(values: pd.Series, column: DatetimeColumn) -> dict[float, int]:
+    """How many cells of a date (datetime) column's ``values`` (days or seconds since 1970)
+    fall on each day, as its first day (second): the date refinement's counts (sensitivity
+    Δ₂: a row is on one day). Never released; only ``date_sub_counts`` reads them."""
+    unit = DAY_SECONDS if column.kind == "datetime" else 1.0
+    numbers = pd.to_numeric(values, errors="coerce").dropna()
+    days = np.floor(numbers.to_numpy(dtype=float) / unit) * unit
+    return pd.Series(days).value_counts().to_dict()
+
+
+def refine_date_domain(column: DatetimeColumn, domain: dict, noisy: np.ndarray, sigma: float,
+                       grid: YearBuckets, reading: BoundsReading | None, days: Counter,
+                       date_sigma: float, source: RandomSource,
+                       kept: dict | None = None) -> dict:
+    """A date column's DP bounds (``domain``, read from its year buckets) refined inside its
+    end years (``privacy.refine.date_runs``): the sub-bucket counts of those years from the
+    column's exact ``days`` counts, noised at ``date_sigma`` (the realised σ_d: its
+    DiscreteGaussianEvent is the domain step's, sensitivity Δ₂, each row in at most one
+    sub-bucket), each side moved in past the sub-buckets that show no rows
+    (``refined_date_bounds``). The histogram runs whenever the column has a DP reading (one
+    event per column, refined or not). ``domain`` unchanged for a declared bound or no
+    reading. ``kept``: where to keep the (noisy, exact) sub-bucket counts, by column name."""
+    if (reading is None or column.lower is not None or column.upper is not None
+            or "upper" not in domain):
+        return domain
+    runs = date_runs(reading, noisy, date_sigma)
+    exact = date_sub_counts(days, grid, runs)
+    counts = discrete_gaussian_histogram(exact, date_sigma, source)
+    if kept is not None:  # the noisy counts (DP outputs) and the exact ones (tests only)
+        kept[column.name] = (counts, exact)
+    lower, upper = domain["lower"], domain["upper"]
+    at = 0
+    for run in runs:
+        part = counts[at:at + run.parts * len(run.years)]
+        at += part.size
+        held = (float(noisy[list(run.years)].sum()), sigma * math.sqrt(len(run.years)))
+        low, high = refined_date_bounds(part, date_sigma, grid, run, held, (lower, upper))
+        lower, upper = (low if run.sides[0] else lower), (high if run.sides[1] else upper)
+    if (lower, upper) == (domain["lower"], domain["upper"]):
+        return domain
+    return dp_bounds(column, replace(reading, lower=lower, upper=upper))
 
 
 def round_entries(rounds: dict[float, int], domain: dict, masses: list[float] | None,

@@ -33,8 +33,9 @@ Reallocation (``realised_domain_noise``). The step runs in two passes: (1) the k
 of the auto columns; (2) per column its domain histogram (bounds or categories) and its heap
 histogram. The plan fixes pass (2)'s ρ₂ = (k + h/F²)/(2z²) before any data is read, but what
 pass (2) runs depends on the kinds pass (1) decided (DP outputs): an auto column decided
-categorical runs no heap histogram, one decided date none either, one decided text or id
-neither histogram. By adaptive composition (Bun & Steinke 2016, Lemma 2.3: M₂ may be chosen
+categorical runs no heap histogram, one decided date none either (its refinement takes the
+heap's weight: ``date_refine_multiplier``), one decided text or id neither histogram. By
+adaptive composition (Bun & Steinke 2016, Lemma 2.3: M₂ may be chosen
 from M₁'s output y when M₂(·, y) is ρ₂-zCDP for every y), pass (2) may give the weight of what
 does not run to what does: for every outcome y, the auto columns decided categorical share the
 unused weight U(y) (their own heaps included) equally, each measured at weight
@@ -114,6 +115,30 @@ def heap_column_weight() -> float:
     """The weight (in domain histograms at z) of one heap column's two histograms: its heap
     histogram (1/F²) and its bounds refinement (1/F_r²)."""
     return 1.0 / HEAP_NOISE_FACTOR**2 + 1.0 / REFINE_NOISE_FACTOR**2
+
+
+# An auto column decided date runs no heap histogram (no point masses in a date), and its end
+# years are thin: a date's refinement (``privacy.refine``, end years split into twelfths) takes
+# its whole heap-column weight, one histogram at z_d = z/√(1/F² + 1/F_r²) ≈ 1.19·z instead of
+# the heap's 1.25·z plus the refinement's 4·z (Σ 1/z² the plan's for that column: the same ρ).
+# Where the plan's z is below REALLOCATE_MIN_MULTIPLIER (a huge ε: discrete Gaussians whose
+# privacy curves part from the continuous ones) it runs at the plan's F_r·z, the heap's weight
+# left "planned, not run", so every outcome holds the plan's events. Arithmetic, not tuned.
+DATE_REFINE_LABEL = "DP date bounds refinement (sub-bucket counts of the end years) of "
+
+
+def date_refine_multiplier(z: float) -> float:
+    """The noise multiplier of an auto date column's refinement histogram for the plan's z."""
+    if z < REALLOCATE_MIN_MULTIPLIER:
+        return REFINE_NOISE_FACTOR * z
+    return z / math.sqrt(heap_column_weight())
+
+
+def date_refine_sigma(sigma: float, multiplier: float) -> float:
+    """σ_d = z_d·Δ₂ of an auto date column's refinement, from the domain histograms' σ = z·Δ₂
+    and z (``multiplier``): Δ₂ is the histogram's L2 sensitivity, each row in at most one
+    sub-bucket."""
+    return date_refine_multiplier(multiplier) * sigma / multiplier
 # the heap histograms' event: their cells released are the kept heaps and, unthresholded, the
 # round values named from the DP bounds (synthpriv.privacy.candidates: same noise, no added ρ/δ)
 HEAP_LABEL = "DP heaps (exact-value counts; named round values' counts unthresholded) of "
@@ -246,6 +271,7 @@ class RealisedNoise:
     weight: float
     events: list[PrivacyEvent] = field(default_factory=list)
     multiplier: float = 0.0  # the plan's z (every histogram not reallocated keeps it)
+    date_sigma: float = 0.0  # the auto date columns' refinement's σ_d (date_refine_sigma)
 
 
 def realised_domain_noise(
@@ -271,11 +297,15 @@ def realised_domain_noise(
     heap_z = HEAP_NOISE_FACTOR * z
     named = {kind: [n for n in kinds if decided[n] == kind] for kind in DECIDED}
     cats = named["categorical"]
-    # unused weight (in domain histograms at z): a categorical column's heap, a date's heap, a
-    # text or id column's histogram and heap
+    # unused weight (in domain histograms at z): a categorical column's heap, a date's heap (at
+    # a plan's z ≥ REALLOCATE_MIN_MULTIPLIER its refinement takes it: date_refine_multiplier),
+    # a text or id column's histogram and heap
     unused_heaps = [n for n in heaps if n in decided and decided[n] != "numeric"]
+    dates = [n for n in heaps if decided.get(n) == "date"]
+    date_z = date_refine_multiplier(z)
+    date_used = (z / date_z) ** 2  # a date's refinement's weight (in histograms at z)
     unused_domain = named["none"]
-    unused = len(unused_domain) + heap_weight * len(unused_heaps)
+    unused = len(unused_domain) + heap_weight * len(unused_heaps) - date_used * len(dates)
     unused_delta = (plan.delta_per_column * (len(kinds) - len(cats))
                     + plan.heap_delta * len(unused_heaps))
     planned = list(categories)  # discovered at the plan's σ and T
@@ -291,7 +321,11 @@ def realised_domain_noise(
     events += [e for e in plan.events if e.label.startswith("DP kinds")]
     events += [ThresholdEvent(plan.delta_per_column, label=f"category threshold: {name}")
                for name in planned]
-    realised = RealisedNoise(None, None, 0.0, 0.0, multiplier=z)
+    realised = RealisedNoise(None, None, 0.0, 0.0, multiplier=z,
+                             date_sigma=date_refine_sigma(plan.sigma, z))
+    if dates:  # sensitivity Δ₂: each row in at most one sub-bucket (privacy.refine)
+        events.append(DiscreteGaussianEvent(date_z, len(dates),
+                                            label=DATE_REFINE_LABEL + ", ".join(dates)))
     if cats:
         realised.weight = 1.0 + unused / len(cats)  # unused counts their own heaps
         cat_z = z / math.sqrt(realised.weight)
@@ -318,13 +352,17 @@ def realised_domain_noise(
             events.append(DiscreteGaussianEvent(
                 z, len(unused_domain), label="planned, not run (decided text or id): DP domain "
                 "of " + ", ".join(unused_domain)))
-        if unused_heaps:
+        # a date's heap histogram is in its refinement when that carries the heap's weight
+        idle_heaps = [n for n in unused_heaps
+                      if n not in dates or date_z == REFINE_NOISE_FACTOR * z]
+        if idle_heaps:
             events.append(DiscreteGaussianEvent(
-                heap_z, len(unused_heaps), label="planned, not run: DP heaps of "
-                + ", ".join(unused_heaps)))
+                heap_z, len(idle_heaps), label="planned, not run: DP heaps of "
+                + ", ".join(idle_heaps)))
+        if idle_refines := [n for n in unused_heaps if n not in dates]:  # a date's ran
             events.append(DiscreteGaussianEvent(
-                REFINE_NOISE_FACTOR * z, len(unused_heaps), label="planned, not run: "
-                + REFINE_LABEL + ", ".join(unused_heaps)))
+                REFINE_NOISE_FACTOR * z, len(idle_refines), label="planned, not run: "
+                + REFINE_LABEL + ", ".join(idle_refines)))
     planned_delta = sum(e.delta for e in plan.events if isinstance(e, ThresholdEvent))
     spent_delta = sum(e.delta for e in events if isinstance(e, ThresholdEvent))
     if spent_delta > planned_delta * (1 + 1e-12):

@@ -22,6 +22,14 @@ locates the rows are cut when the edge is sharp (``cut``), and only when the sub
 account for the bucket's noisy count (``refined_bounds``). A tail inside the octave that none of
 these tests sees is clipped onto the new bound, as a bucket's is onto the bucket bounds
 (``dp_bounds`` spreads it over the bound's cells).
+
+Dates (``date_runs`` … ``refined_date_bounds``): a date's buckets are calendar years, often with
+a guard year beyond the data (ISLP NYSE ran to 1987-12-31, its data to 1986-12-31). An auto
+column decided date gets one histogram over the sub-buckets of its end years (the guard year
+with its neighbour), months, quarters or whole years (``date_parts``), at σ_d = z_d·Δ₂
+(``domain_budget.date_refine_multiplier``: the date's heap-column weight, its heap histogram
+not run), each row in at most one sub-bucket (sensitivity Δ₂); the read-out is ``cut`` and the
+residual test above (benchmarks/README.md, "daterange").
 """
 
 from __future__ import annotations
@@ -29,10 +37,17 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import numpy as np
 
-from synthpriv.privacy.bounds import EXTEND_NOISE, FALSE_TAIL, BoundsReading, Buckets
+from synthpriv.privacy.bounds import (
+    EXTEND_NOISE,
+    FALSE_TAIL,
+    BoundsReading,
+    Buckets,
+    YearBuckets,
+)
 
 # The first located sub-bucket must hold SHARP times the located bar for a cut: a year column's
 # block of rows jumps from nothing to all of them (Weekly: ≈ 9σ_r), where a column spread over
@@ -43,6 +58,111 @@ SHARP = 2.0
 # fall in one or two of a 1,024-year octave's 32 (32 years each). Finer ones split the rows
 # over more sub-buckets, each needing the same bar. Arithmetic, not tuned.
 SUB_BUCKETS = 32
+
+
+# A date's end years are split into equal parts of whole days: months, quarters or the whole
+# year (DATE_PARTS), the finest in which the run's fullest year, its rows spread evenly (its
+# noisy count from the bounds' histogram: a DP output), would show a sharp edge (SHARP times
+# the located bar at σ_d in each part). A date column spreads its rows over its years, so a
+# fixed split locates nothing on a small table: ISLP NYSE (253 trading days a year) holds 21
+# rows a month against σ_d ≈ 30 — but a whole year of 253 rows next to an empty guard year
+# is a sharp edge at σ_d; openintro's police table (≈ 2,200 rows a year, σ_d ≈ 46) shows its
+# quarters, not its months. Chosen from DP outputs only (adaptive composition: the histogram's
+# partition is fixed before its noise is drawn; sensitivity Δ₂ whatever it is). Arithmetic on
+# the rule's own bars, not tuned on a release.
+DATE_PARTS = (12, 4, 1)
+DAY_SECONDS = 86400.0
+
+
+@dataclass(frozen=True)
+class DateRun:
+    """Year buckets refined together (ascending), the sides of the bounds they may move
+    (lower, upper) and how many parts each year is split into. Public given the DP reading."""
+
+    years: tuple[int, ...]
+    sides: tuple[bool, bool]
+    parts: int = 1
+
+
+def date_runs(reading: BoundsReading, noisy: np.ndarray, sigma: float) -> list[DateRun]:
+    """The year buckets a date column's refinement splits: the first year (and the next when
+    the guard added the first: an empty guard year shows no rows, so the cut needs the year
+    the rows start in) for the lower bound, the last one likewise for the upper; one run with
+    both sides where they meet. Each run's parts: ``date_parts`` of its fullest year's noisy
+    count (``noisy``: the bounds' histogram; ``sigma``: the refinement's σ_d). Post-processing
+    of DP outputs."""
+    low_end = min(reading.first + int(reading.guarded[0]), reading.last)
+    high_start = max(reading.last - int(reading.guarded[1]), reading.first)
+    if low_end + 1 >= high_start:
+        spans = [(range(reading.first, reading.last + 1), (True, True))]
+    else:
+        spans = [(range(reading.first, low_end + 1), (True, False)),
+                 (range(high_start, reading.last + 1), (False, True))]
+    return [DateRun(tuple(years), sides,
+                    date_parts(float(np.max(noisy[list(years)])), sigma, len(years)))
+            for years, sides in spans]
+
+
+def date_parts(count: float, sigma: float, years: int) -> int:
+    """The finest of DATE_PARTS in which ``count`` rows spread evenly over a year give each
+    part SHARP times the located bar of the run's ``years``·parts sub-buckets at ``sigma``;
+    the coarsest (a whole year) when none does. Arithmetic on DP outputs."""
+    for parts in DATE_PARTS:
+        if count / parts >= SHARP * located_bar(parts * years) * sigma:
+            return parts
+    return DATE_PARTS[-1]
+
+
+def date_sub_starts(buckets: YearBuckets, bucket: int, parts: int) -> np.ndarray:
+    """The first day (second) of each of a year's ``parts`` sub-buckets, then the next year's
+    first: whole days, so a datetime's sub-buckets are counted from its days. Public."""
+    low, high = buckets.value_range(bucket)
+    unit = DAY_SECONDS if buckets.kind == "datetime" else 1.0
+    days = (high - low + 1) / unit
+    return low + unit * np.ceil(np.arange(parts + 1) * days / parts)
+
+
+def date_sub_counts(values: Mapping[float, int], buckets: YearBuckets,
+                    runs: list[DateRun]) -> np.ndarray:
+    """Exact counts of the sub-buckets of the runs' years (in order, each year's
+    ``date_sub_starts``), from ``values`` (each exact day's or second's count). The runs'
+    years are distinct, so a row is in one value, in at most one sub-bucket: L2 sensitivity Δ₂
+    for the histogram. Never released: the domain step noises it."""
+    exact = np.fromiter(values.keys(), dtype=float, count=len(values))
+    rows = np.fromiter(values.values(), dtype=np.int64, count=len(values))
+    parts = []
+    for run in runs:
+        for year in run.years:
+            starts = date_sub_starts(buckets, year, run.parts)
+            inside = (exact >= starts[0]) & (exact < starts[-1])
+            at = np.searchsorted(starts, exact[inside], side="right") - 1
+            parts.append(np.bincount(at, weights=rows[inside],
+                                     minlength=run.parts).astype(np.int64))
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+
+def refined_date_bounds(noisy: np.ndarray, sigma: float, buckets: YearBuckets, run: DateRun,
+                        held: tuple[float, float], bounds: tuple[float, float],
+                        ) -> tuple[float, float]:
+    """``bounds`` moved in on the run's sides past the sub-buckets ``cut`` drops from its outer
+    edges (``noisy``: the run's noised ``date_sub_counts``, σ = ``sigma``), never across each
+    other, when the kept sub-buckets account for the run's rows (``held``: its years' summed
+    noisy bucket counts and that sum's σ), as ``refined_bounds``. Whole days (seconds): a
+    bound is a sub-bucket's first value or the one before the next one's. Post-processing of
+    DP outputs: no budget, no event."""
+    noisy = np.asarray(noisy, dtype=float)
+    starts = np.concatenate([date_sub_starts(buckets, y, run.parts)[:-1] for y in run.years]
+                            + [date_sub_starts(buckets, run.years[-1], run.parts)[-1:]])
+    count = noisy.size
+    low_cut = min(cut(noisy, sigma), count - 1) if run.sides[0] else 0
+    high_cut = min(cut(noisy[::-1], sigma), count - 1 - low_cut) if run.sides[1] else 0
+    kept = noisy[low_cut:count - high_cut]
+    residual = held[0] - float(kept.sum())
+    if residual >= EXTEND_NOISE * math.hypot(held[1], sigma * math.sqrt(kept.size)):
+        return bounds
+    lower = max(bounds[0], float(starts[low_cut]))
+    upper = min(bounds[1], float(starts[count - high_cut]) - 1.0)
+    return lower, (upper if upper > lower else lower + 1.0)
 
 
 def refined_bucket(noisy: np.ndarray, sigma: float, buckets: Buckets,
