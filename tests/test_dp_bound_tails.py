@@ -48,23 +48,30 @@ def test_rows_at_a_dp_bound_are_spread_inside_it(spread: list[str]) -> None:
 
 @pytest.mark.parametrize("kind", ["integer", "auto"])
 def test_a_heavy_tail_leaves_no_fake_spike_at_its_dp_upper_bound(kind: str) -> None:
-    """A heavy-tailed column whose DP upper bound clips its tail (checked: some real values lie
-    above it): the release holds no fake spike (values.py's check: ≥ 1 % of synthetic rows,
-    < 0.1 % of real) and no value outside the DP bounds."""
+    """A heavy-tailed column whose DP upper bound clips its tail (checked: more than 2 % of the
+    real values lie above it, in two of the first eight seeds; which seeds depends on the random
+    stream, which any new noisy count shifts): the release holds no fake spike (values.py's
+    check: ≥ 1 % of synthetic rows, < 0.1 % of real) and no value outside the DP bounds."""
     table = _heavy_tail()
     schema = {"columns": [{"name": "affected", "kind": kind},
                           {"name": "kind", "kind": "categorical", "categories": ["a", "b"]}]}
-    for seed in range(2):
+    checked = 0
+    for seed in range(8):  # the scenario is a property of the draw: check the first two seeds
+        if checked == 2:  # whose DP upper bound clips a tail that would make a spike
+            break
         synth = Synthesizer(schema, epsilon=1.0, delta=1e-6, recipe="independent",
                             seed=seed).fit(table)
         column = synth._fitted.synthesis.job.schema.column("affected")
         assert "upper" in column.spread_clipped
         clipped = (table["affected"] > column.upper).mean()
-        assert clipped > 2 * SPIKE_SYNTHETIC  # the tail the bound clips would be a spike
+        if clipped <= 2 * SPIKE_SYNTHETIC:  # the tail the bound clips would not be a spike
+            continue
+        checked += 1
         released = pd.to_numeric(synth.synthetic["affected"]).dropna()
         assert released.min() >= column.lower and released.max() <= column.upper
         values = value_fidelity(table, pd.DataFrame({"affected": released}), ["affected"])
         assert values["columns"]["affected"]["fake_spikes"] == []
+    assert checked == 2  # the scenario occurs (a bound clipping > 2 % of rows) in 2 of 8 draws
 
 
 def test_a_heaped_cell_of_a_datetime_column_is_not_decoded_at_one_second() -> None:
