@@ -6,5 +6,5 @@ cd /work/wt-listtest
 for side in before:/tmp/listtest-main after:/work/wt-listtest; do
   s=${side%%:*}; code=${side#*:}
   env PYTHONPATH=$code nice -n 10 $P $R/listtest-dom.py $T /tmp/listtest-dom-$s State $(seq 1 40) 2>&1 | grep -v Warn > $R/dom-$s.txt
-  /usr/bin/time -f "$s cpu %U+%S s" env PYTHONPATH=$code nice -n 10 $P $R/listtest-state.py $T /tmp/listtest-state/$s $s State 1 2 3 4 5 6 7 8 2>&1 | grep -v Warn
+  /usr/bin/time -f "$s cpu %U+%S s" env PYTHONPATH=$code nice -n 10 $P benchmarks/list_state.py $T /tmp/listtest-state/$s $s State 1 2 3 4 5 6 7 8 2>&1 | grep -v Warn
 done

@@ -2,5 +2,5 @@
 P=/work/main/.venv/bin/python; T=/tmp/autolist-cache-before/suite/loans/train.csv
 for side in before:/tmp/autolist-main after:/work/wt-autolist; do
   s=${side%%:*}; code=${side#*:}
-  RECIPE=independent /usr/bin/time -f "$s cpu %U+%S s" env PYTHONPATH=$code nice -n 10 $P /tmp/autolist-state2.py $T /tmp/autolist-loans/$s $s state 1 2 2>&1 | grep -v Warn
+  RECIPE=independent /usr/bin/time -f "$s cpu %U+%S s" env PYTHONPATH=$code nice -n 10 $P benchmarks/list_state.py $T /tmp/autolist-loans/$s $s state 1 2 2>&1 | grep -v Warn
 done

@@ -1,11 +1,21 @@
+"""The released column of ``benchmarks/list_state.py``'s runs against the real one, per run:
+blank share, the real top 5 values' shares, 1-way TVD, mass on codes the real column lacks.
+
+    PYTHONPATH=. /work/main/.venv/bin/python benchmarks/list_state_analyse.py TRAIN_CSV COLUMN \
+        RELEASED_JSONL
+
+NOT differentially private (it reads the real column): a development tool. Branches autolist and
+listtest ran it (as two copies) with hhs_breaches' and loans' suite train splits.
+"""
+
 import json
+import sys
 from pathlib import Path
 
 import pandas as pd
 
-real = pd.read_csv(
-    "/tmp/autolist-cache-before/suite/loans/train.csv", keep_default_na=False, dtype=str
-)["state"]
+train, column, released = sys.argv[1], sys.argv[2], Path(sys.argv[3])
+real = pd.read_csv(train, keep_default_na=False, dtype=str)[column]
 share = real.value_counts(normalize=True)
 top = list(share.index[:5])
 print(
@@ -18,7 +28,7 @@ print(
     "blank",
     round((real == "").mean(), 3),
 )
-lines = Path("benchmarks/results/autolist/loans-state/released-state.jsonl").read_text().splitlines()
+lines = released.read_text().splitlines()
 for line in lines:
     line = line.strip("\x00 \n")
     if not line.startswith('{"label"'):

@@ -1,6 +1,15 @@
-"""hhs_breaches, safe draft, AIM, eps 1, fixed seeds: the released State column (counts as JSON lines)."""
+"""A table's safe draft (a column's ``lists`` as the draft writes them), the recipe ``$RECIPE``
+(default AIM), ε = 1, fixed seeds: the released COLUMN's value counts as JSON lines.
+
+    PYTHONPATH=<tree> /work/main/.venv/bin/python benchmarks/list_state.py TRAIN_CSV FOLDER LABEL \
+        COLUMN SEED [SEED ...]
+
+Branches autolist (hhs_breaches `State`, loans `state`) and listtest ran it (as copies in
+benchmarks/results/); ``list_state_analyse.py`` reads its output. NOT a release tool: seeded.
+"""
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -23,7 +32,7 @@ for seed in map(int, sys.argv[5:]):
         "name": "state",
         "data": {"path": str(train), "schema": str(folder / "schema.yaml")},
         "budget": {"epsilon": 1.0, "delta": min(1e-5, 0.1 / rows)},
-        "pipeline": {"recipe": "aim"},
+        "pipeline": {"recipe": os.environ.get("RECIPE", "aim")},
         "evaluation": {"enabled": False},
         "output": {"dir": str(folder / f"out{seed}")},
     }
