@@ -317,7 +317,7 @@ class DomainStage(Stage):
                                                  column_sigma, threshold, source)
             listed, test = list_decision(kept, column.lists or [], noisy, column_sigma,
                                        column.other)
-            found[name] = self._categories(column, kept, column_sigma, bars, listed, noisy)
+            found[name] = self._categories(column, kept, column_sigma, bars, listed)
             if test is not None:
                 found[name]["adopted_list"]["test"] = {
                     "in_list": test.in_list, "sigma": test.sigma, "bar": test.bar}
@@ -497,8 +497,7 @@ class DomainStage(Stage):
         return parse_schema(raw, f"{job.source}: the schema with its DP kinds")
 
     def _categories(self, column: CategoricalColumn, kept: dict[str, int], sigma: float,
-                    bars: dict[str, float], listed: str | None = None,
-                    named: dict[str, int] | None = None) -> dict:
+                    bars: dict[str, float], listed: str | None = None) -> dict:
         """The kept values (``kept``: their noisy counts at ``sigma``) as categories, the ``other``
         label last (if declared); without one, values not kept are read as missing (if none is
         kept, the column is all missing) and ``kept_rows`` carries the kept values' rows (the sum
@@ -509,13 +508,11 @@ class DomainStage(Stage):
         manifest's schema) for the marginals stage to combine with its 1-way counts, with the bar
         it was selected at (``bars``: the threshold, or a paired label's PARTNER_BAR·σ); the
         ``other`` label's cell holds more than its own count: none for it. ``listed``: the
-        public list adopted from ``kept`` (``list_domain``), if any, with ``named`` (every listed
-        value's noisy count at ``sigma``, released unthresholded: ``listed_selection``)."""
+        public list adopted from ``kept`` (``list_domain``), if any."""
         counts = [{"count": float(c), "sigma": float(sigma), "threshold": bars[v]}
                   if v != column.other else None for v, c in kept.items()]
         if listed is not None:
-            return list_domain(column, listed, dict(zip(kept, counts, strict=True)),
-                               named_counts(named or {}, sigma))
+            return list_domain(column, listed, dict(zip(kept, counts, strict=True)))
         if column.other is not None:
             return {"categories": list(kept) + [column.other] * (column.other not in kept),
                     "kept_counts": counts + [None] * (column.other not in kept)}
@@ -531,34 +528,18 @@ def listed_values(lists: list[str] | None) -> list[str]:
     return sorted({v for name in lists or [] for v in value_set(name)})
 
 
-def named_counts(named: dict[str, int], sigma: float) -> dict[str, dict]:
-    """The listed values' noisy counts (``named``: one N_Z(0, σ²) draw each in the discovery
-    histogram, passing the threshold or not: ``privacy.candidates.listed_selection``) as kept
-    counts with no threshold (``threshold`` None: released unselected, so unbiased, and
-    ``compress.with_discovery`` combines every one). Post-processing: no budget, no event."""
-    return {v: {"count": float(c), "sigma": float(sigma), "threshold": None}
-            for v, c in named.items()}
-
-
-def list_domain(column: CategoricalColumn, listed: str, counts: dict[str, dict | None],
-                named: dict[str, dict] | None = None) -> dict:
+def list_domain(column: CategoricalColumn, listed: str, counts: dict[str, dict | None]) -> dict:
     """A discovered column's domain when every value discovery kept is in public list
     ``listed`` (synthpriv.list_adoption: post-processing of the DP output S): the list's values
     (public: no threshold), the ``other`` label last if declared, values outside read as it or as
     missing as before. ``counts``: the kept values' noisy counts (DP outputs, reused by the
-    marginals stage as today); a list member discovery did not keep gets its named count
-    (``named``, ``named_counts``: every listed value is a named candidate of the discovery
-    histogram, so its noisy count is a DP output at no extra ρ or δ), which the marginals stage
-    combines with its 1-way cell (at hhs_breaches' 1,151 rows: σ 21 against AIM's first-round
-    σ 73, so a code the table lacks no longer takes the recipe's noise as mass:
-    benchmarks/README.md, "statespikes"). No ``kept_rows``: the rows of list members below the
-    threshold now have cells of their own, so the kept values' rows no longer tell the missing
-    code's content."""
+    marginals stage as today); a list member discovery did not keep gets none (its count was
+    below the threshold and is never released: the recipe's 1-way marginal measures its cell).
+    No ``kept_rows``: the rows of list members below the threshold now have cells of their own,
+    so the kept values' rows no longer tell the missing code's content."""
     categories = list_values(listed)
     categories += [column.other] * (column.other is not None and column.other not in categories)
-    named = named or {}
-    entry = {"categories": categories,
-             "kept_counts": [counts.get(c) or named.get(c) for c in categories],
+    entry = {"categories": categories, "kept_counts": [counts.get(c) for c in categories],
              "adopted_list": {"name": listed, "discovered": sum(
                  1 for value in counts if value != column.other)}}
     if column.other is None:

@@ -177,13 +177,11 @@ class KeptCount(_Strict):
     ``data.person`` is set) and the threshold T it passed (public given the kinds decided).
     A DP output (post-processing); ``marginals.compress.with_discovery`` combines it with the
     recipe's 1-way count of the same cell. Conditioned on passing T, a count near T errs high
-    (by up to about 0.8σ at T). ``threshold`` None: a named value's count, released whether it
-    passed or not (an adopted public list's members: ``privacy.candidates.listed_selection``),
-    so not conditioned on anything."""
+    (by up to about 0.8σ at T)."""
 
     count: float
     sigma: float = Field(gt=0)
-    threshold: float | None
+    threshold: float
 
 
 class HeapCount(_Strict):
@@ -304,8 +302,7 @@ class CategoricalColumn(_Strict):
     kept_counts: list[KeptCount | None] | None = Field(
         default=None, description="set by the DP domain step on a discovered column (a DP "
         "output, released in the manifest's schema): one entry per category, the noisy count "
-        "discovery kept it with, its σ and the threshold it passed (null threshold: an adopted "
-        "list's member, its count released unthresholded); none for the 'other' label "
+        "discovery kept it with, its σ and the threshold it passed; none for the 'other' label "
         "(its cell also holds the values not kept). The marginals stage combines them with its "
         "1-way counts (no budget: post-processing)",
     )

@@ -1,9 +1,6 @@
 """A public code list adopted from the DP-discovered categories (``lists:`` on a column;
 synthpriv.list_adoption): the decision is a function of the released set S only, the column
-then takes the whole list, and every list member carries its named noisy count (released
-unthresholded: a named candidate of the discovery histogram), which the marginals stage combines
-with its 1-way cell; codes the counts do not show share a merged cell and get no decoding mass
-(``compress.listed_masses``)."""
+then takes the whole list, and no noisy count of a list member below the threshold is released."""
 
 from __future__ import annotations
 
@@ -76,12 +73,9 @@ def test_the_list_is_adopted_from_s_not_from_the_cells(tmp_path: Path, kind: dic
         assert state.categories == list_values("us_state_code")
         assert state.adopted_list.name == "us_state_code" and state.adopted_list.discovered == 5
         assert state.unknown_categories == "missing" and state.kept_rows is None
-        # S's counts carry the threshold they passed; every other list member its named count
-        # (no threshold: released unselected, privacy.candidates.listed_selection)
-        thresholded = {c for c, k in zip(state.categories, state.kept_counts, strict=True)
-                       if k is not None and k.threshold is not None}
-        assert thresholded == set(STATES)
-        assert all(k is not None for k in state.kept_counts)
+        # noisy counts only for S; none for a list member below the threshold (GU, AK, …)
+        counted = {c for c, k in zip(state.categories, state.kept_counts, strict=True) if k}
+        assert counted == set(STATES)
         lines = "\n".join(domain_lines(job.schema, resolved.schema))
         assert "State: categorical" in lines and (
             f"5 discovered categories, all in us_state_code: categories = its "
@@ -166,7 +160,7 @@ def test_rare_states_adopt_the_list_from_the_noisy_in_list_sum(tmp_path: Path, k
     count: reading the exact count, the planted bug 'list-test-without-noise', gives sd 0), the
     manifest's schema carries the test, the domain line says why."""
     table = _rare_states(30)
-    figures, named = [], []
+    figures = []
     for seed in range(12 if kind["kind"] == "categorical" else 2):  # the spread: categorical
         job, resolved = _resolve(tmp_path / str(seed), table,
                                  {"name": "State", **kind, "lists": LISTS}, seed=seed,
@@ -177,8 +171,6 @@ def test_rare_states_adopt_the_list_from_the_noisy_in_list_sum(tmp_path: Path, k
         assert test is not None and test.in_list >= test.bar
         assert state.categories[:len(CODES)] == CODES
         figures.append((test.in_list, test.sigma))
-        named.append([k.count for k in state.kept_counts[:len(CODES)]])
-        assert all(k.threshold is None for k in state.kept_counts[:len(CODES)])  # none kept
     lines = "\n".join(domain_lines(job.schema, resolved.schema))
     assert "no category discovered; membership test" in lines
     if len(figures) < 12:
@@ -188,15 +180,6 @@ def test_rare_states_adopt_the_list_from_the_noisy_in_list_sum(tmp_path: Path, k
     # 12 draws: the sample sd lies within [0.5, 1.6]·σ_L with probability > 0.99 (χ² with 11 df)
     assert 0.5 * sigma_l <= spread <= 1.6 * sigma_l
     assert abs(np.mean([f for f, _ in figures]) - len(table)) <= 4 * sigma_l / 12 ** 0.5
-    # each code's named count is its exact count (30 for the 40 held, 0 for the rest) plus one
-    # N_Z(0, σ²) draw (σ = σ_L/√|L|): over 12 seeds × 57 codes the residuals' sd is σ within
-    # [0.9, 1.1] (χ² with 683 df: > 0.999), their mean 0 within 4 standard errors; reading the
-    # exact counts (the planted bug 'list-named-counts-exact') gives sd 0
-    exact = np.array([30.0 if code in CODES[:40] else 0.0 for code in CODES])
-    residuals = (np.array(named) - exact).ravel()
-    sigma = sigma_l / len(CODES) ** 0.5
-    assert 0.9 * sigma <= float(np.std(residuals, ddof=1)) <= 1.1 * sigma
-    assert abs(float(residuals.mean())) <= 4 * sigma / len(residuals) ** 0.5
 
 
 def test_the_membership_test_costs_no_budget_and_a_listless_column_keeps_its_draws(
@@ -219,50 +202,3 @@ def test_the_membership_test_costs_no_budget_and_a_listless_column_keeps_its_dra
         state = resolved.schema.column("State")
         assert state.adopted_list is None and state.categories == []
     assert events[0] == events[1] and planned[0] == planned[1]
-
-
-# --- the codes' decoding masses (compress.listed_masses) ---------------------------------------
-
-
-def test_listed_codes_the_counts_do_not_show_get_no_decoding_mass() -> None:
-    """Codes below 3σ share one cell (``categorical_groups``) and are decoded by the simplex
-    projection of their counts (``fitted_masses``): a code whose count does not stand above
-    the cell's noise gets 0 (never drawn); a code of a cell of its own keeps max(count, 0); a
-    merged cell whose projection is all zero keeps max(count, 0) (definition)."""
-    from synthpriv.marginals.compress import categorical_groups, fitted_masses, listed_masses
-
-    sigma = 20.0
-    noisy = np.array([300.0, 150.0, 30.0, 25.0, 12.0, 8.0, -15.0, 5.0])  # 2 cells alone
-    groups = categorical_groups(noisy, sigma)
-    assert groups.tolist() == [0, 1, 2, 2, 2, 2, 2, 2]
-    mass = listed_masses(noisy, groups)
-    assert mass[:2].tolist() == [300.0, 150.0]
-    assert np.allclose(mass[2:], fitted_masses(noisy[2:]))
-    assert mass[2:].sum() == pytest.approx(noisy[2:].sum())  # the cell's total kept
-    # λ = 3 here (the negative count's 15 rows over the 5 positive ones): the code at -15 and
-    # any at ≤ λ are never drawn; each other code gives λ of its noise back
-    assert mass[6] == 0.0 and mass[2:].tolist() == [27.0, 22.0, 9.0, 5.0, 0.0, 2.0]
-    empty = np.array([100.0, -5.0, -3.0])
-    assert listed_masses(empty, np.array([0, 1, 1])).tolist() == [100.0, 0.0, 0.0]
-
-
-def test_an_adopted_list_is_merged_under_aim_and_other_columns_are_not() -> None:
-    """``choose_coarsening`` with ``merge_categories`` off (AIM): an adopted list's column gets
-    ``categorical_groups`` and ``listed_masses``; a discovered column without a list keeps a cell
-    per category."""
-    from synthpriv.domain import Domain
-    from synthpriv.marginals.compress import choose_coarsening
-    from synthpriv.marginals.measurement import Measurement
-
-    codes = CODES[:6]
-    schema = parse_schema({"columns": [
-        {"name": "State", "kind": "categorical", "categories": codes,
-         "adopted_list": {"name": "us_state_code", "discovered": 1}},
-        {"name": "g", "kind": "categorical", "categories": codes}]}, "t")
-    noisy = np.array([300.0, 150.0, 12.0, 8.0, -15.0, 5.0])
-    one_way = [Measurement((name,), noisy, 20.0) for name in ("State", "g")]
-    chosen = choose_coarsening(schema, Domain.from_sizes({"State": 6, "g": 6}), one_way, 460.0,
-                               merge_categories=False)
-    assert chosen.maps["State"].tolist() == [0, 1, 2, 2, 2, 2]
-    assert chosen.masses["State"][4] == 0.0
-    assert chosen.maps["g"].tolist() == list(range(6))

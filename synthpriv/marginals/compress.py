@@ -231,28 +231,6 @@ def categorical_groups(noisy: np.ndarray, sigma: float | np.ndarray) -> np.ndarr
     return groups
 
 
-def listed_masses(noisy: np.ndarray, groups: np.ndarray) -> np.ndarray:
-    """Decoding masses of an adopted public list's codes (``categorical_groups``' cells of
-    ``groups``): within each merged cell the simplex projection of its codes' noisy counts
-    (``fitted_masses``), so a code whose count does not stand above its cell's noise gets no
-    mass and is never drawn; a cell whose projection is all zero keeps ``max(noisy, 0)``.
-
-    Why: a list adopted on a small table has many codes the table lacks or barely holds
-    (hhs_breaches' State: 57 codes, 5 absent, 25 under 20 rows of 1,151). Kept as cells of their
-    own (AIM merges no category), their noise took mass in the model — 2 % of the release on
-    absent codes, up to 4.6 % on one with the discovery's own counts combined in, since a
-    non-negative fit turns the positive half of 57 cells' noise into mass (benchmarks/README.md,
-    "statespikes"; tuned on hhs_breaches and loans, the development tables that adopt a list).
-    Merged, the model sees one cell for them (its total well measured) and decoding shares it
-    by their counts. Post-processing of the noisy 1-way counts: no budget."""
-    mass = np.maximum(noisy, 0.0)
-    for group in np.unique(groups):
-        cells = groups == group
-        if cells.sum() > 1 and (projected := fitted_masses(noisy[cells])).sum() > 0:
-            mass[cells] = projected
-    return mass
-
-
 def choose_coarsening(
     schema: Schema, fine: Domain, one_way: Sequence[Measurement], records: float,
     max_bins: int = MAX_BINS, merge_categories: bool = True,
@@ -295,13 +273,10 @@ def choose_coarsening(
             mass = bucket_masses(noisy[:values], present, (buckets or {}).get(name, ()), mass)
             groups = numeric_groups(mass, bin_count(records, later, max_bins), sigma)
             fitted.add(name)
-        elif isinstance(column, CategoricalColumn) and (merge_categories
-                                                        or column.adopted_list is not None):
+        elif isinstance(column, CategoricalColumn) and merge_categories:
             mass = np.maximum(noisy[:values], 0.0)  # each cell at its own σ (``with_discovery``)
             cell_sigma = np.broadcast_to(np.asarray(measurement.sigma, dtype=float), noisy.shape)
             groups = categorical_groups(noisy[:values], cell_sigma[:values])
-            if column.adopted_list is not None:  # a public list's codes: ``listed_masses``
-                mass = listed_masses(noisy[:values], groups)
         else:
             mass, groups = np.maximum(noisy[:values], 0.0), np.arange(values)
         if column.missing:
@@ -1267,8 +1242,7 @@ def with_discovery(column: CategoricalColumn, measurement: Measurement) -> Measu
 
     Selection: a kept count is conditioned on passing the threshold T, so one near T errs high
     (up to about 0.8σ at T, nothing from T + 2σ on); only counts from T + ``DISCOVERY_MARGIN``·σ
-    are combined (benchmarks/README.md, "discmeas", for why that margin); a count with no
-    threshold (an adopted list's member, released unselected) is always combined."""
+    are combined (benchmarks/README.md, "discmeas", for why that margin)."""
     if column.kept_counts is None:
         return measurement
     noisy = np.asarray(measurement.noisy_counts, dtype=float)
@@ -1278,8 +1252,7 @@ def with_discovery(column: CategoricalColumn, measurement: Measurement) -> Measu
     second = np.zeros(len(noisy))
     second_var = np.full(len(noisy), np.inf)
     for cell, kept in enumerate(column.kept_counts):
-        if kept is not None and (kept.threshold is None  # named: unselected, unbiased
-                                 or kept.count >= kept.threshold + DISCOVERY_MARGIN * kept.sigma):
+        if kept is not None and kept.count >= kept.threshold + DISCOVERY_MARGIN * kept.sigma:
             second[cell], second_var[cell] = kept.count, kept.sigma ** 2
     return _with_counts(measurement, second, second_var)
 
