@@ -96,12 +96,15 @@ def main() -> None:
     parser.add_argument("--seeds", default="0,1,2")
     parser.add_argument("--tables", default="islp/NYSE,islp/Wage,islp/Bikeshare")
     parser.add_argument("--tag", default="x")
+    parser.add_argument("--work", default="/tmp/daterange-runs",
+                        help="folder of the runs (one per tag, table and seed): a private one "
+                             "when others run the script in parallel")
     args = parser.parse_args()
     for table in args.tables.split(","):
         text = table_text(table)
         real = read_cells(io.StringIO(text))
         for seed in (int(s) for s in args.seeds.split(",")):
-            folder = Path(f"/tmp/daterange-runs/{args.tag}/{table.replace('/', '_')}_{seed}")
+            folder = Path(args.work) / args.tag / f"{table.replace('/', '_')}_{seed}"
             shutil.rmtree(folder, ignore_errors=True)
             cells, schema = released(text, folder, 1.0, seed)
             print(json.dumps({"table": table, "seed": seed, "tag": args.tag,
