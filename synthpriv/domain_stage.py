@@ -96,11 +96,10 @@ from synthpriv.privacy.refine import (
     DAY_SECONDS,
     date_runs,
     date_sub_counts,
-    end_buckets,
     refined_bounds,
+    refined_bucket,
     refined_date_bounds,
     sub_counts,
-    sub_edges,
 )
 from synthpriv.public_lists import list_values, value_set
 from synthpriv.rounds import is_narrow, narrow_values, round_values
@@ -646,33 +645,29 @@ def refine_domain(column: NumericColumn, domain: dict, noisy: np.ndarray, sigma:
                   values: Counter, refine_sigma: float, source: RandomSource,
                   kept: dict | None = None) -> dict:
     """``domain`` (the column's DP bounds read from the buckets) refined inside its one bucket
-    or its end buckets (``privacy.refine.end_buckets``): one histogram of the sub-bucket counts
-    of those distinct buckets, from the column's exact ``values`` counts, noised at
-    ``refine_sigma`` (the plan's σ_r: its DiscreteGaussianEvent is the plan's, one per heap
-    column; sensitivity Δ₂, each row in at most one sub-bucket), and each side moved in past
-    the sub-buckets that show no rows (``refined_bounds``). ``domain`` unchanged for a declared
-    bound, a zeros-only reading or none, or a column the rule leaves alone. ``kept``: where to
-    keep the (noisy, exact) sub-bucket counts, by column name."""
+    (``privacy.refine``): the sub-bucket counts of the bucket ``refined_bucket`` picks, from the
+    column's exact ``values`` counts, noised at ``refine_sigma`` (the plan's σ_r: its
+    DiscreteGaussianEvent is the plan's, sensitivity Δ₂, each row in at most one sub-bucket),
+    and each side moved in past the sub-buckets that show no rows (``refined_bounds``).
+    ``domain`` unchanged for a declared bound, a zeros-only reading or none, or a column the
+    rule leaves alone. ``kept``: where to keep the (noisy, exact) sub-bucket counts, by column
+    name."""
     if (reading is None or reading.zeros_only or not isinstance(grid, Buckets)
             or column.lower is not None or column.upper is not None or "upper" not in domain):
         return domain
-    ends = end_buckets(noisy, sigma, grid, reading)
-    if not ends:
+    bucket = refined_bucket(noisy, sigma, grid, reading)
+    if bucket is None:
         return domain
-    exact = sub_counts(values, grid, [end.bucket for end in ends])
+    exact = sub_counts(values, grid, [bucket])
     counts = discrete_gaussian_histogram(exact, refine_sigma, source)
     if kept is not None:  # the noisy counts (DP outputs) and the exact ones (tests only)
         kept[column.name] = (counts, exact)
     bounds = (domain["lower"], domain["upper"])
-    refined, at = bounds, 0
-    for end in ends:
-        part = counts[at:at + sub_edges(grid, end.bucket)[2]]
-        at += part.size
-        refined = refined_bounds(part, refine_sigma, grid, end,
-                                 (float(noisy[end.bucket]), sigma), refined)
-    if refined == bounds:
+    lower, upper = refined_bounds(counts, refine_sigma, grid, bucket,
+                                  (float(noisy[bucket]), sigma), bounds)
+    if (lower, upper) == bounds:
         return domain
-    return dp_bounds(column, replace(reading, lower=refined[0], upper=refined[1]), shape)
+    return dp_bounds(column, replace(reading, lower=lower, upper=upper), shape)
 
 
 def days_of(values: pd.Series, column: DatetimeColumn) -> dict[float, int]:

@@ -17,13 +17,6 @@ the heap histogram (``domain_budget.heap_column_weight``) and on the ledger whet
 column is refined (which column is refined depends on DP outputs only: adaptive composition at
 the plan's ρ).
 
-End buckets (``end_buckets``, branch intrange): an integer or continuous column over several
-buckets gets the same histogram over the sub-buckets of its end buckets, on each side the
-reading neither guarded nor trimmed (the outer side only; the buckets are distinct, so each row
-is in at most one sub-bucket: sensitivity Δ₂, the same one event per heap column). On the
-development tables it cuts nothing below Adult's size: σ_r = 4·z·Δ₂ is 100–180 rows there, and
-the small tables' end sides are guarded (benchmarks/README.md, "intrange").
-
 Read-out (post-processing): from each outer edge, the sub-buckets before the first one that
 locates the rows are cut when the edge is sharp (``cut``), and only when the sub-buckets kept
 account for the bucket's noisy count (``refined_bounds``). A tail inside the octave that none of
@@ -177,9 +170,11 @@ def refined_bucket(noisy: np.ndarray, sigma: float, buckets: Buckets,
     """The bucket refined, or None: an integer column read within one bucket (first = last: a
     year's octave) when its noisy count (``noisy``, the bounds' histogram at ``sigma``) shows
     rows (≥ EXTEND_NOISE·σ), no guard added a bucket and it is not the bucket around zero.
-    Not a continuous column: a one-octave amount tapers (Wage's `logwage` in [4, 8) lost its
-    top 10 % above 5.125 and its KS went from 0.05 to 0.175), where a year column's edges are
-    sharp. A column over several buckets: ``end_buckets``. Post-processing of DP outputs."""
+    Not a column over several buckets: its end buckets hold its tails, which sub-buckets
+    cannot see on a small table (a 1–15 count's 120 rows at 10–15, a capital gain's 275 rows
+    over 65,536–99,999 were cut). Not a continuous column: a one-octave amount tapers (Wage's
+    `logwage` in [4, 8) lost its top 10 % above 5.125 and its KS went from 0.05 to 0.175),
+    where a year column's edges are sharp. Post-processing of DP outputs."""
     bucket = reading.first
     if (buckets.kind != "integer" or reading.last != bucket or any(reading.guarded)
             or bucket == buckets.zero or noisy[bucket] < EXTEND_NOISE * sigma):
@@ -187,50 +182,16 @@ def refined_bucket(noisy: np.ndarray, sigma: float, buckets: Buckets,
     return bucket
 
 
-@dataclass(frozen=True)
-class EndBucket:
-    """A bucket the refinement splits and the sides of the bounds it may move (lower, upper):
-    both for a one-bucket column, the outer one for an end bucket. Public given the DP
-    reading."""
-
-    bucket: int
-    sides: tuple[bool, bool]
-
-
-def end_buckets(noisy: np.ndarray, sigma: float, buckets: Buckets,
-                reading: BoundsReading) -> list[EndBucket]:
-    """The buckets refined: the one bucket (``refined_bucket``, both sides), else for an
-    integer or continuous column over several buckets each end bucket whose side the reading
-    neither guarded nor trimmed (a guard says a tail the bucket noise σ hides may lie beyond:
-    σ_r = F_r·σ sees less; a trimmed side already clips a tail), that is not the bucket around
-    zero and shows rows (≥ EXTEND_NOISE·σ): its outer side only. Distinct buckets, so each row
-    is in at most one of their sub-buckets (one histogram, sensitivity Δ₂). An end bucket holds
-    a tail: only a sharp edge is cut (``cut``) and only when the kept sub-buckets account for
-    the bucket's count (``refined_bounds``). Post-processing of DP outputs."""
-    one = refined_bucket(noisy, sigma, buckets, reading)
-    if one is not None:
-        return [EndBucket(one, (True, True))]
-    if reading.last == reading.first or reading.zeros_only:
-        return []
-    ends = []
-    for side, bucket in enumerate((reading.first, reading.last)):
-        if (reading.guarded[side] or reading.trimmed[side] or bucket == buckets.zero
-                or noisy[bucket] < EXTEND_NOISE * sigma):
-            continue
-        ends.append(EndBucket(bucket, (side == 0, side == 1)))
-    return ends
-
-
 def sub_edges(buckets: Buckets, bucket: int) -> tuple[float, float, int]:
-    """(first value, sub-bucket width, sub-buckets) of ``bucket``: SUB_BUCKETS equal ones (an
-    integer bucket of fewer whole values: one per value; a continuous one: equal widths of its
-    octave [2^j, 2^(j+1)), the end buckets of a multi-bucket column). Public."""
+    """(first value, sub-bucket width, sub-buckets) of an integer ``bucket`` (the only kind
+    ``refined_bucket`` picks): SUB_BUCKETS equal ones, or one per value when it holds fewer
+    whole values. Public. (A continuous split was dead code, removed: the end-bucket trial of
+    branch intrange, which used one, cut nothing on the development tables at σ_r:
+    benchmarks/README.md "intrange".)"""
     low, high = buckets.value_range(bucket)
-    if buckets.kind == "integer":
-        values = int(high - low + 1)
-        count = min(SUB_BUCKETS, values)
-        return low, float(values // count), count
-    return low, (high - low) / SUB_BUCKETS, SUB_BUCKETS
+    values = int(high - low + 1)
+    count = min(SUB_BUCKETS, values)
+    return low, float(values // count), count
 
 
 def sub_counts(values: Mapping[float, int], buckets: Buckets, refined: list[int]) -> np.ndarray:
@@ -284,24 +245,24 @@ def located_bar(count: int) -> float:
     return float(norm.isf(FALSE_TAIL / max(count, 1)))
 
 
-def refined_bounds(noisy: np.ndarray, sigma: float, buckets: Buckets, end: EndBucket,
+def refined_bounds(noisy: np.ndarray, sigma: float, buckets: Buckets, bucket: int,
                    held: tuple[float, float], bounds: tuple[float, float]) -> tuple[float, float]:
-    """``bounds`` moved in on ``end``'s sides past the sub-buckets ``cut`` drops from the
-    outer edges of its bucket (``noisy``: its noised ``sub_counts``, σ = ``sigma``), never
-    across each other (one sub-bucket at least stays), when the sub-buckets kept account for
-    the bucket's rows: its noisy count and σ from the bounds' histogram (``held``) less their
-    sum is below EXTEND_NOISE times that difference's σ (√(σ_b² + k·σ²), k kept; independent
-    noises), the ``EndTest`` arithmetic: rows the cut would clip are rows of the bucket on no
-    kept sub-bucket. Else ``bounds``. Post-processing of DP outputs: no budget, no event."""
-    first, width, count = sub_edges(buckets, end.bucket)
+    """``bounds`` moved in past the sub-buckets ``cut`` drops from each edge of ``bucket``
+    (``noisy``: its noised ``sub_counts``, σ = ``sigma``), never across each other (one
+    sub-bucket at least stays), when the sub-buckets kept account for the bucket's rows: its
+    noisy count and σ from the bounds' histogram (``held``) less their sum is below
+    EXTEND_NOISE times that difference's σ (√(σ_b² + k·σ²), k kept; independent noises), the
+    ``EndTest`` arithmetic: rows the cut would clip are rows of the bucket on no kept
+    sub-bucket. Else ``bounds``. Post-processing of DP outputs: no budget, no event."""
+    first, width, count = sub_edges(buckets, bucket)
     noisy = np.asarray(noisy, dtype=float)
-    low_cut = min(cut(noisy, sigma), count - 1) if end.sides[0] else 0
-    high_cut = min(cut(noisy[::-1], sigma), count - 1 - low_cut) if end.sides[1] else 0
+    low_cut = min(cut(noisy, sigma), count - 1)
+    high_cut = min(cut(noisy[::-1], sigma), count - 1 - low_cut)
     kept = noisy[low_cut:count - high_cut]
     residual = held[0] - float(kept.sum())
     if residual >= EXTEND_NOISE * math.hypot(held[1], sigma * math.sqrt(kept.size)):
         return bounds
     one = 1.0 if buckets.kind == "integer" else 0.0
-    lower = max(bounds[0], first + low_cut * width) if end.sides[0] else bounds[0]
-    upper = min(bounds[1], first + (count - high_cut) * width - one) if end.sides[1] else bounds[1]
+    lower = max(bounds[0], first + low_cut * width)
+    upper = min(bounds[1], first + (count - high_cut) * width - one)
     return lower, (upper if upper > lower else lower + 1.0)
