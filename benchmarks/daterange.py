@@ -153,6 +153,31 @@ def oracle_refine(column, domain: dict, *args, **kwargs) -> dict:
 ORIGINAL_REFINE = domain_stage.refine_domain
 
 
+def summarise(paths: list[str], columns: list[str]) -> None:
+    """Print, per table and tag of the JSON lines in ``paths``, the mean 2-way TVD (± sd over
+    seeds) and, per column named in ``columns`` (all when empty), the outside share and KS per
+    seed, and its edge_rows against the plan's σ_r."""
+    rows = [json.loads(line) for path in paths for line in Path(path).read_text().splitlines()
+            if line.strip()]
+    for table in dict.fromkeys(r["table"] for r in rows):
+        for tag in dict.fromkeys(r["tag"] for r in rows if r["table"] == table):
+            runs = sorted((r for r in rows if r["table"] == table and r["tag"] == tag),
+                          key=lambda r: r["seed"])
+            tvd = np.array([r["two_way"] for r in runs], dtype=float)
+            print(f"{table} [{tag}] seeds {[r['seed'] for r in runs]}: 2-way "
+                  f"{tvd.mean():.4f} ± {tvd.std(ddof=1) if tvd.size > 1 else 0:.4f} "
+                  f"{' '.join(f'{t:.3f}' for t in tvd)}; σ_r {runs[0].get('refine_sigma') or 0:.0f}")
+            for name in runs[0]["columns"]:
+                if columns and name not in columns:
+                    continue
+                per = [r["columns"].get(name) for r in runs]
+                out = " ".join("—" if c is None else f"{c['outside']:.3f}" for c in per)
+                ks = " ".join("—" if c is None else f"{c['ks']:.3f}" for c in per)
+                first = next(c for c in per if c is not None)
+                print(f"   {name} real {first['real']} outside {out} | KS {ks} | bounds "
+                      f"{[c['bounds'] for c in per if c]} | edge_rows {first.get('edge_rows')}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", default="0,1,2")
@@ -163,7 +188,14 @@ def main() -> None:
                              "when others run the script in parallel")
     parser.add_argument("--oracle", action="store_true",
                         help="NOT DP: bounds at the real ends' sub-buckets (oracle_refine)")
+    parser.add_argument("--summary", nargs="*", metavar="JSONL",
+                        help="print the figures of these result files (no run): per table and "
+                             "tag, then per column of --columns (all when not given)")
+    parser.add_argument("--columns", default="")
     args = parser.parse_args()
+    if args.summary:
+        summarise(args.summary, [c for c in args.columns.split(",") if c])
+        return
     if args.oracle:
         domain_stage.refine_domain = oracle_refine
     for table in args.tables.split(","):
