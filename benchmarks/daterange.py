@@ -7,6 +7,12 @@ distance, and the table's mean 2-way TVD (every column at 10 real-quantile bins 
     nice -n 10 env PYTHONPATH=<tree> /work/main/.venv/bin/python benchmarks/daterange.py \\
         --seeds 0,1,2 --tables islp/NYSE,islp/Wage --tag after > results.jsonl
 
+``--work`` is the folder of the runs (a private one when others run it too); ``--oracle`` (NOT
+DP, a diagnostic of what bounds refinement could give) sets each refined column's bounds at the
+sub-buckets around its real ends. Each line also carries the plan's σ_r (``refine_sigma``) and,
+per integer/continuous column, ``edge_rows``: the real rows in the sub-bucket at each real end,
+what a sharp cut there must see (issue 24, benchmarks/README.md "intrange").
+
 ``<tree>`` is the synthpriv checkout that runs (this worktree, or a ``git archive`` of main).
 NOT differentially private (it reads the real table): a development tool; none of these tables
 is held out.
@@ -19,8 +25,10 @@ import io
 import json
 import shutil
 import sys
+from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,9 +37,12 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from dev_tables import all_tables  # noqa: E402
 from value_sweep import read_cells, released  # noqa: E402
 
+import synthpriv.domain_stage as domain_stage  # noqa: E402
 from synthpriv.evaluation.discretize import Discretizer  # noqa: E402
 from synthpriv.evaluation.utility import marginal_tvd  # noqa: E402
 from synthpriv.evaluation.values import ks_distance  # noqa: E402
+from synthpriv.privacy.bounds import Buckets  # noqa: E402
+from synthpriv.privacy.refine import SUB_BUCKETS  # noqa: E402
 
 MISSING = ("", "NA", "N/A", "NaN", "nan", "null", "NULL", "None")
 
@@ -80,6 +91,8 @@ def figures(real: pd.DataFrame, cells: pd.DataFrame, schema: dict) -> dict:
             "released": [float(s.min()), float(s.max())],
             "below": float((s < low).mean()), "above": float((s > high).mean()),
             "outside": float(((s < low) | (s > high)).mean()), "ks": ks_distance(r, s)}
+        if kind in ("integer", "continuous"):
+            columns[name]["edge_rows"] = edge_rows(r, kind)
     real_frame, synth_frame = pd.DataFrame(frames[0]), pd.DataFrame(frames[1])
     numeric = [n for n in real_frame.columns if n in columns]
     two_way = None
@@ -91,20 +104,112 @@ def figures(real: pd.DataFrame, cells: pd.DataFrame, schema: dict) -> dict:
     return {"columns": columns, "two_way": two_way}
 
 
+def end_sub_bucket(values: np.ndarray, kind: str, side: int) -> tuple[int, float, float]:
+    """The bucket (``privacy.bounds.Buckets``) of the real minimum (side 0) or maximum (1), and
+    the first and last value of its sub-bucket holding that value: SUB_BUCKETS equal parts of
+    the bucket (an integer one of fewer whole values: one per value), as ``privacy.refine``
+    splits a bucket."""
+    grid = Buckets(kind)
+    end = float(values.min() if side == 0 else values.max())
+    bucket = int(grid.index(np.array([end]))[0])
+    low, high = grid.value_range(bucket)
+    one = 1.0 if kind == "integer" else 0.0
+    parts = min(SUB_BUCKETS, int(high - low + 1)) if one else SUB_BUCKETS
+    width = (high - low + one) / parts
+    at = min(int(np.floor((end - low) / width)), parts - 1)
+    return bucket, low + at * width, low + (at + 1) * width - one
+
+
+def edge_rows(values: np.ndarray, kind: str) -> list[int]:
+    """Per side (low, high): the real rows in the sub-bucket of the real end's bucket that holds
+    the end value (``end_sub_bucket``): what a sharp cut at the real edge must see, against
+    SHARP·located_bar·σ_r (the run's plan states σ_r as ``refine_sigma``). Not DP."""
+    rows = []
+    for side in (0, 1):
+        _, low, high = end_sub_bucket(values, kind, side)
+        one = 1.0 if kind == "integer" else 0.0
+        rows.append(int(((values >= low) & (values < high + one)).sum()))
+    return rows
+
+
+def oracle_refine(column, domain: dict, *args, **kwargs) -> dict:
+    """NOT DP, a diagnostic (``--oracle``): the bounds moved to the sub-bucket edges around the
+    column's real minimum and maximum (``end_sub_bucket`` of its exact values), inside the DP
+    bounds: the most a refinement at SUB_BUCKETS could give, guard or not."""
+    domain = ORIGINAL_REFINE(column, domain, *args, **kwargs)
+    values = args[5]  # refine_domain(column, domain, noisy, sigma, grid, reading, shape, values, ..)
+    reading = args[3]
+    if (reading is None or reading.zeros_only or "upper" not in domain or not values
+            or column.kind not in ("integer", "continuous")):
+        return domain
+    exact = np.array([v for v in values if np.isfinite(v)], dtype=float)
+    lower = max(domain["lower"], end_sub_bucket(exact, column.kind, 0)[1])
+    upper = min(domain["upper"], end_sub_bucket(exact, column.kind, 1)[2])
+    if upper <= lower:
+        return domain
+    return domain_stage.dp_bounds(column, replace(reading, lower=lower, upper=upper), args[4])
+
+
+ORIGINAL_REFINE = domain_stage.refine_domain
+
+
+def summarise(paths: list[str], columns: list[str]) -> None:
+    """Print, per table and tag of the JSON lines in ``paths``, the mean 2-way TVD (± sd over
+    seeds) and, per column named in ``columns`` (all when empty), the outside share and KS per
+    seed, and its edge_rows against the plan's σ_r."""
+    rows = [json.loads(line) for path in paths for line in Path(path).read_text().splitlines()
+            if line.strip()]
+    for table in dict.fromkeys(r["table"] for r in rows):
+        for tag in dict.fromkeys(r["tag"] for r in rows if r["table"] == table):
+            runs = sorted((r for r in rows if r["table"] == table and r["tag"] == tag),
+                          key=lambda r: r["seed"])
+            tvd = np.array([r["two_way"] for r in runs], dtype=float)
+            print(f"{table} [{tag}] seeds {[r['seed'] for r in runs]}: 2-way "
+                  f"{tvd.mean():.4f} ± {tvd.std(ddof=1) if tvd.size > 1 else 0:.4f} "
+                  f"{' '.join(f'{t:.3f}' for t in tvd)}; σ_r {runs[0].get('refine_sigma') or 0:.0f}")
+            for name in runs[0]["columns"]:
+                if columns and name not in columns:
+                    continue
+                per = [r["columns"].get(name) for r in runs]
+                out = " ".join("—" if c is None else f"{c['outside']:.3f}" for c in per)
+                ks = " ".join("—" if c is None else f"{c['ks']:.3f}" for c in per)
+                first = next(c for c in per if c is not None)
+                print(f"   {name} real {first['real']} outside {out} | KS {ks} | bounds "
+                      f"{[c['bounds'] for c in per if c]} | edge_rows {first.get('edge_rows')}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", default="0,1,2")
     parser.add_argument("--tables", default="islp/NYSE,islp/Wage,islp/Bikeshare")
     parser.add_argument("--tag", default="x")
+    parser.add_argument("--work", default="/tmp/daterange-runs",
+                        help="folder of the runs (one per tag, table and seed): a private one "
+                             "when others run the script in parallel")
+    parser.add_argument("--oracle", action="store_true",
+                        help="NOT DP: bounds at the real ends' sub-buckets (oracle_refine)")
+    parser.add_argument("--summary", nargs="*", metavar="JSONL",
+                        help="print the figures of these result files (no run): per table and "
+                             "tag, then per column of --columns (all when not given)")
+    parser.add_argument("--columns", default="")
     args = parser.parse_args()
+    if args.summary:
+        summarise(args.summary, [c for c in args.columns.split(",") if c])
+        return
+    if args.oracle:
+        domain_stage.refine_domain = oracle_refine
     for table in args.tables.split(","):
         text = table_text(table)
         real = read_cells(io.StringIO(text))
         for seed in (int(s) for s in args.seeds.split(",")):
-            folder = Path(f"/tmp/daterange-runs/{args.tag}/{table.replace('/', '_')}_{seed}")
+            folder = Path(args.work) / args.tag / f"{table.replace('/', '_')}_{seed}"
             shutil.rmtree(folder, ignore_errors=True)
             cells, schema = released(text, folder, 1.0, seed)
+            plan = json.loads((folder / "out" / "manifest.json").read_text())["plan"]
+            noise = next((st.get("noise", {}) for st in plan["stages"]
+                          if "refine_sigma" in st.get("noise", {})), {})
             print(json.dumps({"table": table, "seed": seed, "tag": args.tag,
+                              "refine_sigma": noise.get("refine_sigma"),
                               **figures(real, cells, schema)}), flush=True)
 
 

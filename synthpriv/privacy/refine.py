@@ -183,14 +183,15 @@ def refined_bucket(noisy: np.ndarray, sigma: float, buckets: Buckets,
 
 
 def sub_edges(buckets: Buckets, bucket: int) -> tuple[float, float, int]:
-    """(first value, sub-bucket width, sub-buckets) of ``bucket``: SUB_BUCKETS equal ones (an
-    integer bucket of fewer whole values: one per value). Public."""
+    """(first value, sub-bucket width, sub-buckets) of an integer ``bucket`` (the only kind
+    ``refined_bucket`` picks): SUB_BUCKETS equal ones, or one per value when it holds fewer
+    whole values. Public. (A continuous split was dead code, removed: the end-bucket trial of
+    branch intrange, which used one, cut nothing on the development tables at σ_r:
+    benchmarks/README.md "intrange".)"""
     low, high = buckets.value_range(bucket)
-    if buckets.kind == "integer":
-        values = int(high - low + 1)
-        count = min(SUB_BUCKETS, values)
-        return low, float(values // count), count
-    return low, (high - low) / SUB_BUCKETS, SUB_BUCKETS
+    values = int(high - low + 1)
+    count = min(SUB_BUCKETS, values)
+    return low, float(values // count), count
 
 
 def sub_counts(values: Mapping[float, int], buckets: Buckets, refined: list[int]) -> np.ndarray:
