@@ -323,6 +323,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "present value's noisy count released without the threshold), not round values named "
         "from the DP bounds"),
     Mutation(
+        "lattice-candidates-present-only", "synthpriv/domain_stage.py",
+        "named[name] = round_candidates(schema.column(name), found[name])",
+        "named[name] = [v for v in round_candidates(schema.column(name), found[name]) "
+        "if v in counter]",
+        ("tests/privacy/test_round_candidates.py",),
+        "a continuous column's lattice values are named only where the table holds them: their "
+        "counts, released without the threshold, show which values are present"),
+    Mutation(
         "round-candidates-exact-range", "synthpriv/domain_stage.py",
         "named[name] = round_candidates(schema.column(name), found[name])",
         'named[name] = round_candidates(schema.column(name), {"lower": min(counter), '

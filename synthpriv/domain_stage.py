@@ -102,7 +102,7 @@ from synthpriv.privacy.refine import (
     sub_counts,
 )
 from synthpriv.public_lists import list_values, value_set
-from synthpriv.rounds import is_narrow, narrow_values, round_values
+from synthpriv.rounds import is_narrow, lattice_values, narrow_values, round_values
 from synthpriv.schema import (
     FINE_CELLS,
     AutoColumn,
@@ -616,13 +616,22 @@ def heap_entries(heaps: dict[float, int], masses: list[float] | None,
 
 def round_candidates(column: NumericColumn, domain: dict) -> list[float]:
     """The values heap discovery measures without a threshold (synthpriv.privacy.candidates):
-    every value of a narrow integer range (``rounds.narrow_values``), the round values
+    every value of a continuous column's small lattice (``rounds.lattice_values``: its precision,
+    decided or declared, on its DP bounds), every value of a narrow integer range
+    (``rounds.narrow_values``), the round values
     (``rounds.round_values``) of a wide integer column on its DP bounds and grid shape
     (``domain``: ``dp_bounds``' output, DP outputs of the bucket histogram, read
     before the heap histogram is noised), the values its fine grid gives cells of their own
     (``NumericColumn.round_values``); none for another column. Post-processing of DP outputs
     and the schema: never of the exact values."""
-    if column.kind != "integer" or not column.adaptive or "upper" not in domain:
+    if not column.adaptive or "upper" not in domain:
+        return []
+    if column.kind == "continuous":  # a small lattice of its DP precision: every value
+        precision = column.precision
+        if precision is not None:
+            precision = precision_within(precision, domain["lower"], domain["upper"])
+        return [float(v) for v in lattice_values(domain["lower"], domain["upper"], precision)]
+    if column.kind != "integer":
         return []
     shape = domain.get("grid_shape")
     lower, upper = math.ceil(domain["lower"]), math.floor(domain["upper"])

@@ -97,6 +97,32 @@ def narrow_values(lower: int, upper: int) -> np.ndarray:
     return np.array([float(v) for v in range(lower + 1, upper) if v not in (-1, 0, 1)])
 
 
+# A continuous column's lattice (every value with its ``precision``'s decimals inside its bounds)
+# is named when it holds at most this many values: the fine grid's cell count (schema.FINE_CELLS),
+# so each value has a fine cell to itself (an equal-width grid of 1,024 cells is then finer than
+# the lattice; a shaped one caps each segment's cells at one a lattice step).
+MAX_LATTICE_VALUES = 1024
+
+
+def lattice_values(lower: float, upper: float, precision: int | None) -> np.ndarray:
+    """Every value with ``precision`` decimals in [lower, upper] (k / 10^precision, the double
+    a CSV cell with those digits parses to), sorted; empty without a precision or when there are
+    more than ``MAX_LATTICE_VALUES``. A continuous column whose DP precision leaves a small lattice
+    holds its rows on these values: prices (1.99, 2.09), rates, shares. Named before the heap
+    histogram is noised, each gets an unthresholded count there (synthpriv.privacy.candidates: no
+    added ρ or δ), which the marginals stage combines with that value's fine cell
+    (``compress.with_round_counts``): a heap of 200 rows of 1,070 is 1.8σ of the fine 1-way
+    noise alone (ISLP OJ, ε = 1), so it was never significant and was spread over its grid cell's
+    100 values; benchmarks/README.md, "ojheaps". Public: bounds and precision (DP outputs)."""
+    if precision is None:
+        return np.zeros(0)
+    scale = 10**precision
+    first, last = math.ceil(lower * scale - 1e-9), math.floor(upper * scale + 1e-9)
+    if last - first + 1 > MAX_LATTICE_VALUES or last < first:
+        return np.zeros(0)
+    return np.array([k / scale for k in range(first, last + 1)], dtype=float)
+
+
 def most_round(values: np.ndarray, count: int) -> np.ndarray:
     """The ``count`` roundest of ``values`` (most trailing zeros, a 5 counting log10 5 of one:
     100,000 before 50,000 before 10,000; ties: the earlier given first), sorted."""

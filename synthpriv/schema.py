@@ -455,7 +455,8 @@ class NumericColumn(_Strict):
     round_counts: list[HeapCount] | None = Field(
         default=None, description="set by the DP domain step (a DP output, released in the "
         "manifest's schema): the noisy count and σ of each of the column's round values "
-        "(round_values on its DP bounds and grid shape), named before the heap histogram was "
+        "(round_values on its DP bounds and grid shape; a continuous column's small lattice of "
+        "its precision, rounds.lattice_values), named before the heap histogram was "
         "noised and released without its threshold (synthpriv.privacy.candidates). The "
         "marginals stage combines each with the fine 1-way count of that value's own cell and "
         "keeps alone on the measured grid those whose count shows a pile (no budget)",

@@ -50,6 +50,7 @@ cells) come from the noise arithmetic in the docstrings and were checked on the 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -789,8 +790,10 @@ def compose(
             noisy = np.asarray(measurement.noisy_counts, dtype=float)
             if attribute in grid.narrow:  # a shaped grid's narrow cells: never significant alone
                 noisy = np.where(grid.narrow[attribute], 0.0, noisy)
+            cell_sigma = np.broadcast_to(np.asarray(measurement.sigma, dtype=float),
+                                         noisy.shape)  # per cell: round counts combined in
             mass, significant = fine_masses(noisy, to_grid, chosen.masses[attribute],
-                                            float(np.max(measurement.sigma)), searched)
+                                            cell_sigma, searched)
             if attribute in missing:
                 significant[-1] = False
             grid_noise = chosen.noise.get(attribute)
@@ -823,7 +826,7 @@ def compose(
             if attribute in chosen.tails:
                 mass = empty_tails(mass, to_grid, maps[attribute], chosen.tails[attribute])
             atoms[attribute] = significant & heaped(
-                measurement.noisy_counts, float(np.max(measurement.sigma)),
+                measurement.noisy_counts, cell_sigma,
                 significance(len(measurement.noisy_counts)))
             maps[attribute] = split_point_masses(
                 maps[attribute], mass, significant, (bins or {}).get(attribute, MAX_BINS),
@@ -893,7 +896,7 @@ def lone_measured(
         z[prior] = SIGNIFICANT
     if ranged is not None:
         z[ranged] = RANGE_SIGNIFICANCE
-    measured = noisy >= z * float(np.max(fine.sigma))
+    measured = noisy >= z * np.broadcast_to(np.asarray(fine.sigma, dtype=float), noisy.shape)
     if grid_noise is not None:
         lone = np.bincount(to_grid)[to_grid] == 1
         grid = np.asarray(grid_mass, dtype=float)[to_grid] >= z * np.asarray(grid_noise)[to_grid]
@@ -902,11 +905,13 @@ def lone_measured(
 
 
 def fine_masses(
-    noisy: np.ndarray, to_grid: np.ndarray, grid_mass: np.ndarray, sigma: float,
+    noisy: np.ndarray, to_grid: np.ndarray, grid_mass: np.ndarray, sigma: float | np.ndarray,
     searched: int = 0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Masses of the fine cells, consistent with the grid cells' fitted masses, and which fine
-    cells are significant.
+    cells are significant. ``sigma``: the fine noise, one or each cell's (a cell combined with
+    an unthresholded candidate count, ``with_round_counts``, is tested at its combined σ: a
+    lattice value's heap of 200 rows is 1.8σ of the fine noise alone, 4σ combined).
 
     A two-level noisy histogram (the grid, and the fine cells at noise ``sigma``) made
     consistent top-down (Hay et al. 2010; Qardaji et al. 2013 use the same tree): a fine cell
@@ -1095,28 +1100,29 @@ def empty_tails(mass: np.ndarray, to_grid: np.ndarray, groups: np.ndarray,
 HEAP_RATIO = 4.0  # a point mass holds at least this many times either neighbour's count
 
 
-def heaped(noisy: np.ndarray, sigma: float, z: float = SIGNIFICANT) -> np.ndarray:
+def heaped(noisy: np.ndarray, sigma: float | np.ndarray, z: float = SIGNIFICANT) -> np.ndarray:
     """Fine cells whose noisy count is ``HEAP_RATIO`` times or more either neighbour's (clipped
     at 0) and significantly above each: a value heaped on (0 fees, a 100 % score, a default
     rate), decoded at one value (``TableEncoder.decode``) rather than spread over the cell. A
     smooth column has neighbours of comparable counts and stays spread. The ratio is a rule of
     thumb (a heap stands far above its neighbours), not tuned on any table.
 
-    Significantly: ``c − n ≥ z·σ·√2`` for each neighbour's noisy count n (outside the column an
-    exact 0: ``c ≥ z·σ``), as c and n carry independent noise σ; where the true counts are equal
+    Significantly: ``c − n ≥ z·√(σ_c² + σ_n²)`` for each neighbour's noisy count n (``sigma``:
+    one for all cells, or each cell's; outside the column an exact 0: ``c ≥ z·σ_c``), as c and n
+    carry independent noise; where the true counts are equal
     a cell passes with probability at most P(Z > z) per neighbour. The ratio alone flagged any
     cell of noise or of spread mass next to a cell whose noise fell to 0 or below, and decoding
     put all its rows on one value: fake spikes of 4–7 % (issue 24: loans' ``interest_rate`` =
     14.1, ``balance`` = 14,000). Post-processing of the noisy counts only."""
     counts = np.asarray(noisy, dtype=float)
     padded = np.concatenate([[0.0], counts, [0.0]])
-    noise = np.full(len(padded), np.sqrt(2.0))
-    noise[[0, -1]] = 1.0  # no neighbour: its count is an exact 0
+    own = np.broadcast_to(np.asarray(sigma, dtype=float), counts.shape)
+    variance = np.concatenate([[0.0], np.square(own), [0.0]])  # no neighbour: an exact 0
     clipped = np.maximum(padded, 0.0)
     heap = counts > 0
     for side in (slice(None, -2), slice(2, None)):
         heap &= counts >= HEAP_RATIO * clipped[side]
-        heap &= counts - padded[side] >= z * sigma * noise[side]
+        heap &= counts - padded[side] >= z * np.sqrt(np.square(own) + variance[side])
     return heap
 
 
@@ -1298,6 +1304,8 @@ def _with_values(column: NumericColumn, measurement: Measurement,
     clipped = {column.lower, column.upper} if column.outside == "clip" else set()
     for heap in counts:
         cell = _own_cell(column, edges, heap.value)
+        if cell is None:
+            cell = _lattice_cell(column, edges, heap.value)
         if cell is not None and heap.value not in clipped:
             second[cell], second_var[cell] = heap.count, heap.sigma ** 2
     return _with_counts(measurement, second, second_var)
@@ -1510,6 +1518,27 @@ def _own_cell(column: NumericColumn, edges: np.ndarray, value: float) -> int | N
     alone = (edges[cell + 1] == value + 1 if column.kind == "integer"
              else edges[cell + 1] == np.nextafter(value, np.inf))
     return cell if alone else None
+
+
+def _lattice_cell(column: NumericColumn, edges: np.ndarray, value: float) -> int | None:
+    """The fine cell of a continuous column with a ``precision`` that holds ``value`` and no
+    other value of that many decimals (``rounds.lattice_values``), or None. Its rows are the
+    value's when the column's values lie on the lattice its DP precision says they do; a row off
+    it (more decimals than decided) in the cell makes the combined count (``with_round_counts``)
+    err low by that row's share of the candidate's weight, never high. Decoding writes every row
+    of such a cell at the value (rounded to the precision, kept in the cell: ``encoding``).
+    Public: bounds, grid and precision."""
+    if column.kind != "continuous" or column.precision is None:
+        return None
+    cell = int(np.searchsorted(edges, value, side="right")) - 1
+    if not 0 <= cell < len(edges) - 1:
+        return None
+    scale = 10.0**column.precision
+    first = math.ceil(edges[cell] * scale - 1e-6)  # the lattice values in [left, right)
+    last = math.ceil(edges[cell + 1] * scale - 1e-6) - 1
+    if cell == len(edges) - 2:  # the last cell is closed
+        last = math.floor(edges[cell + 1] * scale + 1e-6)
+    return cell if first == last == round(value * scale) else None
 
 
 def identity(domain: Domain) -> Coarsening:
