@@ -3,7 +3,10 @@ domain step (``pipeline.resolve_domain``: the kinds pass, n̂ and its branch, DP
 categories) on a development table's safe draft, per column, the kind the kinds pass decided and
 the kind the released schema holds (a numeric column whose DP bounds found nothing becomes
 categorical with no category: released all missing, ``domain_stage.dp_bounds``). Tells a wrong
-kind decision from a right one undone by the bounds. Seeds 0, 1, … are the seeds of
+kind decision from a right one undone by the bounds; for each numeric column the bounds left
+blank, why (``reason``): the kinds pass's DP count of its cells under the seed's presence gate
+(``privacy.bounds.presence_threshold``), or no window of its bucket counts scoring the seed's
+threshold (``seed_threshold``). Seeds 0, 1, … are the seeds of
 ``value_sweep.py --seed`` (the domain step draws first). Reads the real table: a measurement,
 not a release.
 
@@ -19,12 +22,14 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 import synthpriv.domain_stage as domain_stage
 from synthpriv.config import load_job
 from synthpriv.pipeline import plan_job, resolve_domain
 from synthpriv.privacy.accountant import Ledger
+from synthpriv.privacy.bounds import core, presence_threshold
 from synthpriv.privacy.randomness import RandomSource
 from synthpriv.schema import CategoricalColumn
 
@@ -43,6 +48,17 @@ def released_kind(column: object) -> str:
     return column.kind
 
 
+def blank_reason(noisy: np.ndarray, sigma: float, columns: int, present: object) -> str:
+    """Why a reading found nothing: ``presence gate`` (the DP count of cells under the gate; a
+    declared column has none) or ``seed score`` (no window of 1–16 buckets scores the seed's
+    threshold); ``core`` when the occupancy thresholds showed a bucket (not blank)."""
+    if core(noisy, sigma, columns).any():
+        return "core"
+    if present is None or present.count < presence_threshold(columns) * present.sigma:
+        return "presence gate"
+    return "seed score"
+
+
 def outcomes(table: str, seeds: int, work: Path) -> dict:
     """Per column of ``table``: its real type and, per seed, the kinds pass's decision and the
     released kind; per seed n̂ and whether the small-table branch ran."""
@@ -57,8 +73,19 @@ def outcomes(table: str, seeds: int, work: Path) -> dict:
         decided.append(original(*args, **kwargs))
         return decided[-1]
 
+    reasons: dict[str, str] = {}
+    original_read = domain_stage.read_bounds
+
+    def read(noisy, sigma, grid, columns=1, present=None):  # noqa: ANN001, ANN202
+        reading = original_read(noisy, sigma, grid, columns, present)
+        if reading is None:
+            reasons[len(reasons)] = blank_reason(np.asarray(noisy, float), sigma, columns, present)
+        return reading
+
     domain_stage.decide = recorded
-    columns = {name: {"real": real[name], "pass": [], "released": []} for name in stage.kinds}
+    domain_stage.read_bounds = read
+    columns = {name: {"real": real[name], "pass": [], "released": [], "reason": []}
+               for name in stage.kinds}
     runs = []
     try:
         for seed in range(seeds):
@@ -66,16 +93,21 @@ def outcomes(table: str, seeds: int, work: Path) -> dict:
             planned = plan_job(job)
             step = planned[1][0][0]
             decided.clear()
+            reasons.clear()
             resolved, _ = resolve_domain(job, planned, Ledger(job.config.budget.neighbouring),
                                          RandomSource.seeded(seed), [c.copy() for c in chunks])
+            blanks = iter(reasons.values())  # the bounds run in the kinds' column order
             for name, kind in zip(step.kinds, decided, strict=True):
+                released = released_kind(resolved.schema.column(name))
                 columns[name]["pass"].append(kind)
-                columns[name]["released"].append(released_kind(resolved.schema.column(name)))
+                columns[name]["released"].append(released)
+                unbounded = released == "blank" and kind not in ("categorical", "text", "id")
+                columns[name]["reason"].append(next(blanks) if unbounded else "")
             runs.append({"seed": seed, "dp_records": step.records_estimate,
                          "small_table": step.small_taken,
                          "kind_sigma": planned[0].stages[0].noise["kind_sigma"]})
     finally:
-        domain_stage.decide = original
+        domain_stage.decide, domain_stage.read_bounds = original, original_read
     return {"table": table, "columns": columns, "runs": runs}
 
 
@@ -93,7 +125,9 @@ def summary(result: dict) -> dict:
             "numbers_pass_text": share([p in ("categorical", "text", "id") for p, _ in numbers]),
             "numbers_pass_numeric_blank": share([p in ("integer", "continuous") and r == "blank"
                                                  for p, r in numbers]),
-            "text_read_numeric": share([p in ("integer", "continuous") for p, _ in texts])}
+            "text_read_numeric": share([p in ("integer", "continuous") for p, _ in texts]),
+            "blank_reasons": dict(collections.Counter(
+                reason for c in result["columns"].values() for reason in c["reason"] if reason))}
 
 
 def main() -> None:
