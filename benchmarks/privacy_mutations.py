@@ -285,6 +285,13 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("tests/test_auto_kinds.py",),
         "an auto column's near-unique decision read from its exact singleton count"),
     Mutation(
+        "kind-decided-from-exact-counts", "synthpriv/domain_stage.py",
+        "kinds[name] = decide(noisy, sigma, unique, unique_sigma, columns)",
+        "kinds[name] = decide(total.astype(float), sigma, unique, unique_sigma, columns)",
+        ("tests/test_auto_kinds.py", "tests/test_faint_kinds.py"),
+        "an auto column's kind (the faint rule's whole-or-fractions reading included) read from "
+        "its exact class counts, not the noisy ones"),
+    Mutation(
         "kind-decimals-exact", "synthpriv/domain_stage.py",
         "precisions[name] = decide_precision(noisy, sigma, columns)",
         "precisions[name] = decide_precision(total, sigma, columns)",

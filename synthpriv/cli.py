@@ -106,7 +106,7 @@ def command_run(args: argparse.Namespace) -> int:
     steps = result.planned[1] if result.planned is not None else []
     step = next((s for s, _ in steps if isinstance(s, DomainStage)), None)
     for line in domain_lines(job.schema, result.job.schema, step and step.kept_shares,
-                             step and step.thresholds):
+                             step and step.thresholds, step and step.unbounded):
         print(line)
     if job.schema.drafted_by is not None:
         print(f"WARNING: released with a DRAFT schema (drafted_by: {job.schema.drafted_by}): "

@@ -187,6 +187,9 @@ class DomainStage(Stage):
         self.refinements: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         # per discovered column, the threshold T its discovery used (public given the kinds)
         self.thresholds: dict[str, int] = {}
+        # per numeric column whose DP bounds found nothing (released all missing), its kind (the
+        # kinds pass's decision for an auto column: a DP output), for ``domain_lines``
+        self.unbounded: dict[str, str] = {}
         # the small-table branch's stage: its kinds pass is planned as the default plan's (on
         # this share of its ρ, with the default weights), so both branches run pass 1 alike;
         # None: from the stage's own ρ
@@ -292,6 +295,7 @@ class DomainStage(Stage):
         found: dict[str, dict] = {}
         columns = int(plan.noise["bounded_columns"]) if buckets else 1  # false buckets: per job
         readings = {}  # per column: its noisy bucket counts, reading and octave shape (DP)
+        self.unbounded = {}
         for name, grid in buckets.items():
             noisy = discrete_gaussian_histogram(bucket_counts[name], sigma, source)
             valued = self.valued.get(name)  # a DP output; None for a declared column
@@ -299,6 +303,8 @@ class DomainStage(Stage):
             shape = octave_shape(noisy, sigma, grid, reading, columns, valued)
             readings[name] = (noisy, reading, shape, columns, valued)
             found[name] = dp_bounds(schema.column(name), reading, shape)
+            if reading is None:  # nothing above the noise: released all missing
+                self.unbounded[name] = schema.column(name).kind
             if name in day_counts:  # sensitivity Δ₂ at the realised z_d (domain_budget)
                 self.refinements.pop(name, None)
                 found[name] = refine_date_domain(schema.column(name), found[name], noisy,
@@ -848,21 +854,31 @@ LOST_MOST = 0.5  # warn when the kept values hold less than this share of a colu
 
 def domain_lines(declared: Schema, resolved: Schema,
                  kept_shares: dict[str, float] | None = None,
-                 thresholds: dict[str, int] | None = None) -> list[str]:
+                 thresholds: dict[str, int] | None = None,
+                 unbounded: dict[str, str] | None = None) -> list[str]:
     """What the domain step chose, one line per column the schema ``declared`` left to it (the
     ``resolved`` schema's kinds, bounds and kept categories: DP outputs, in the manifest too),
     with ``kept_shares`` (``DomainStage.kept_shares``, DP estimates) the share of each auto
     column's non-empty cells its kept values hold, a warning for the columns where discovery
     lost most of them (below ``LOST_MOST``), and one for each column it released all missing.
     ``thresholds`` (``DomainStage.thresholds``): the threshold each discovery used (after
-    reallocation: public given the kinds decided)."""
-    kept_shares, thresholds = kept_shares or {}, thresholds or {}
+    reallocation: public given the kinds decided). ``unbounded`` (``DomainStage.unbounded``): the
+    numeric columns whose DP bounds found nothing, with their kind (an auto column's from the
+    kinds pass: a DP output), said as such — the resolved schema holds them as categorical with
+    no category, which read "categorical (decided under DP)" though the kinds pass read numbers
+    (benchmarks/README.md "smallkinds")."""
+    kept_shares, thresholds, unbounded = kept_shares or {}, thresholds or {}, unbounded or {}
     lines, empty = [], []
     lost = [name for name, share in kept_shares.items() if share < LOST_MOST]
     for column in declared.unresolved:
         chosen = resolved.column(column.name)
-        kind = f"{chosen.kind} (decided under DP)" if isinstance(column, AutoColumn) else chosen.kind
-        if isinstance(chosen, DatetimeColumn):
+        kind = unbounded.get(column.name, chosen.kind)
+        kind = f"{kind} (decided under DP)" if isinstance(column, AutoColumn) else kind
+        if column.name in unbounded:
+            domain = ("no DP bounds (no bucket of its values above the noise): released all "
+                      "missing")
+            empty.append(column.name)
+        elif isinstance(chosen, DatetimeColumn):
             lower, upper = format_times(pd.Series([chosen.lower, chosen.upper]), chosen.kind,
                                         chosen.format, chosen.timezone)
             domain = f"[{lower}, {upper}]" + (f", written '{chosen.format}'"

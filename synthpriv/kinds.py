@@ -79,17 +79,26 @@ discovery released it all missing (star98: 17 of 22 columns blank in one run; ma
 Publication alike), and an integer column lost to the text classes' clipped noise (three counts of
 E[max(N, 0)] ≈ 0.4σ each) in ~7 % of draws (Hitters). When no text or number class clears z·σ but
 some count is positive, the cells are read as sitting in one class: the likeliest is the largest
-count, each group's peak first lessened by the expected maximum of its noise-only classes (0.85σ
-for the 3 text classes, 1.42σ for the 8 number classes, 1.35σ for the 7 decimals classes against
-whole: a group with more classes shows a higher peak from noise alone). Fractions when the decimals
-peak so lessened beats whole: the column is continuous at that class's decimals. Measured over
-1,000 draws a column at each table's own kind σ (benchmarks/faint_kinds.py; benchmarks/README.md
-"faint"): columns read as what their cells are, star98 0.08 → 0.69, macrodata 0.16 → 0.74, grunfeld
-0.52 → 0.88, Publication 0.71 → 0.89, Hitters 0.90 → 0.94; number columns read as text (released
-all missing) Hitters 0.073 → 0.007, Boston 0.049 → 0.001. The price: text columns of a few hundred
-cells read as numbers more often (Hitters 0.002 → 0.035; a 64-row one-column table, NCI60labs,
-0.006 → 0.070). Tables whose classes clear the bar (College, OJ, anes96, Smarket…) decide as
-before. Arithmetic from the class counts, not tuned on a table.
+count, each group's peak first lessened by the expected maximum of its noise-only classes (0.85σ for
+the 3 text classes, 1.42σ for the 8 number classes, 1.35σ for the 7 decimals classes against whole:
+a group with more classes shows a higher peak from noise alone). Whole or fractions, once numbers
+won (``fractions_likelier``, branch smallkinds): the likelier of "all n cells whole" and "all in one
+decimals class", even prior between the two, n the largest number count; the column is then
+continuous at the peak class's decimals. The former test (the decimals peak less 1.35σ must beat
+whole) read a faint fraction column as integers in ~1 draw of 5 (statsmodels ``tbilrate`` 199 cells
+of 2 decimals at σ 77.7: 2.82 released as 3; star98 ``PTRATIO`` released at 20, 21, 22, 23):
+fractions must now beat whole by σ·log 7/(n/σ), 0.75σ at n = 2.6σ. Over 1,000 draws a column at each
+table's kind σ (benchmarks/README.md "smallkinds"): number columns read integer macrodata 0.18 →
+0.10, star98 0.26 → 0.21, grunfeld 0.13 → 0.06, Publication 0.27 → 0.19; integer columns read
+continuous Hitters 0.001 → 0.006, macrodata 0.015 → 0.035, and ~0.1 more on tables under 100 rows,
+where either reading is mostly noise. The faint rule itself, measured over 1,000 draws a column at
+each table's own kind σ (benchmarks/faint_kinds.py; benchmarks/README.md "faint"): columns read as
+what their cells are, star98 0.08 → 0.69, macrodata 0.16 → 0.74, grunfeld 0.52 → 0.88, Publication
+0.71 → 0.89, Hitters 0.90 → 0.94; number columns read as text (released all missing) Hitters 0.073 →
+0.007, Boston 0.049 → 0.001. The price: text columns of a few hundred cells read as numbers more
+often (Hitters 0.002 → 0.035; a 64-row one-column table, NCI60labs, 0.006 → 0.070). Tables whose
+classes clear the bar (College, OJ, anes96, Smarket…) decide as before. Arithmetic from the class
+counts, not tuned on a table.
 
 Precision (``decide_precision``): the largest d whose decimals class clears the same z·σ;
 ``None`` (full float precision, as before) when the class of more than DECIMAL_CAP decimals
@@ -301,7 +310,7 @@ def faint_peaks(noisy: np.ndarray, sigma: float, columns: int = 1) -> tuple[str,
     FRACTION_CLASSES); None when the column is not faint. Its cells are taken to sit in one
     class, the likeliest given the counts (module docstring, "faint columns"): each group's
     peak less the expected maximum of its noise-only classes (``expected_maximum``; 3 text, 8
-    number classes), fractions only when the decimals peak so corrected beats whole. A
+    number classes); numbers then read as fractions when ``fractions_likelier``. A
     function of the noisy counts and public sizes: post-processing only."""
     raw = dict(zip(CLASSES, np.asarray(noisy, dtype=float), strict=True))
     tested = (*TEXT_CLASSES, *NUMBER_CLASSES)
@@ -317,7 +326,30 @@ def faint_peaks(noisy: np.ndarray, sigma: float, columns: int = 1) -> tuple[str,
         expected_maximum(len(FRACTION_CLASSES)) - expected_maximum(len(NUMBER_CLASSES))) * sigma
     if text_score >= number_score:
         return ("text", text)
-    return ("fractions", decimals) if fraction_score > raw["whole"] else ("whole", -1)
+    fractions = fractions_likelier(raw["whole"], [raw[c] for c in FRACTION_CLASSES], sigma)
+    return ("fractions", decimals) if fractions else ("whole", -1)
+
+
+def fractions_likelier(whole: float, decimals: list[float], sigma: float) -> bool:
+    """A faint number column (``faint_peaks``): whether its cells are likelier fractions than
+    whole numbers, given the noisy count ``whole`` of its whole class and ``decimals`` of its
+    decimals classes (σ ``sigma`` each). Its n cells sit in one class, n read as the largest of
+    these counts (at least 0); each hypothesis (all in whole; all in decimals class d) has
+    likelihood ratio exp((n·x − n²/2)/σ²) against "no cells" for x its class's count, and the
+    prior is even between whole and fractions, fractions spread evenly over the
+    len(FRACTION_CLASSES) classes (a public, untuned choice: either error costs a column, an
+    integer one released with decimals or a fraction one rounded to whole: statsmodels
+    ``tbilrate`` 2.82 → 3, star98 ``PTRATIO`` fake spikes at 20, 21, 22). Fractions when
+    log Σ_d exp(n·x_d/σ²) − log len(FRACTION_CLASSES) > n·x_whole/σ²: with one class holding
+    the cells, when its count beats whole by σ·log 7/(n/σ) (0.75σ at n = 2.6σ) rather than the
+    fixed E[max of 7] = 1.35σ the former rule took (module docstring, "faint columns"). A
+    function of the noisy counts and public sizes: post-processing only."""
+    counts = np.asarray(decimals, dtype=float)
+    n = max(float(whole), float(counts.max()), 0.0)
+    scaled = n * counts / sigma**2
+    top = float(scaled.max())
+    mixed = top + math.log(float(np.exp(scaled - top).sum())) - math.log(len(counts))
+    return mixed > n * float(whole) / sigma**2
 
 
 def number_cells(noisy: np.ndarray, sigma: float, columns: int = 1) -> tuple[float, float]:

@@ -78,19 +78,50 @@ def test_a_faint_fraction_column_is_read_continuous_at_its_decimals() -> None:
 
 
 def test_a_faint_integer_column_stays_integer() -> None:
-    """Hitters' shape: 322 whole numbers, 20 auto columns, σ 93. Right when (A) whole draws
-    ≥ 322 − 2σ (Φ(2)), (B) no decimals class exceeds it + 1.352σ (Φ(·)^7) and (C) no text class
-    exceeds it − 0.072σ + 0.846σ (Φ(·)^3)."""
+    """Hitters' shape: 322 whole numbers, 20 auto columns, σ 93 (bar b = fraction_noise·σ ≈ 4.3σ).
+    With every decimals class ≤ L = 322 − σ: log Σ_d exp(n·x_d/σ²) − log 7 ≤ n·max_d x_d/σ², so
+    whole wins ``fractions_likelier`` once whole ≥ L. Right when either (A) whole in [L, b)
+    (faint: Φ(b/σ − 322/σ) − Φ(−1)), every decimals class ≤ L (Φ(L/σ)^7) and every text class
+    under whole + 0.774σ (its score below the numbers': Φ(L/σ + 0.774)^3); or (A′) whole ≥ b
+    (not faint: 1 − Φ(b/σ − 322/σ)), no decimals class clears b (Φ(b/σ)^7) and the three
+    clipped text classes sum under b (each under b/3: Φ(b/3σ)^3). Disjoint: the bound is the
+    sum."""
     sigma, columns = 93.0, 20
     rows = _draws(_exact(whole=322), sigma)
     hits = sum(decide(r, sigma, columns=columns) == "integer" for r in rows)
-    level = (322 - 2 * sigma) / sigma
-    bound = norm.cdf(2) * norm.cdf(level + expected_maximum(len(FRACTION_CLASSES))) ** 7 * \
-        norm.cdf(level - expected_maximum(len(NUMBER_CLASSES))
-                 + expected_maximum(len(FRACTION_CLASSES))
-                 + expected_maximum(len(TEXT_CLASSES))) ** 3
-    assert _at_least(hits, bound)
-    assert bound > 0.9
+    bar = fraction_noise(columns)
+    level = (322 - sigma) / sigma
+    gap = expected_maximum(len(NUMBER_CLASSES)) - expected_maximum(len(FRACTION_CLASSES)) \
+        - expected_maximum(len(TEXT_CLASSES))
+    faint = (norm.cdf(bar - 322 / sigma) - norm.cdf(-1)) * norm.cdf(level) ** 7 * \
+        norm.cdf(level - gap) ** 3
+    clear = (1 - norm.cdf(bar - 322 / sigma)) * norm.cdf(bar) ** 7 * norm.cdf(bar / 3) ** 3
+    assert _at_least(hits, faint + clear)
+    assert faint + clear > 0.75
+
+
+def test_a_faint_fraction_column_is_not_rounded_to_integers() -> None:
+    """macrodata's ``tbilrate``: 200 cells of 2 decimals, 14 auto columns, σ 77.7 (the bar b ≈
+    4.3σ). With the 2-decimals class x ≥ L = 200 − σ/2 the largest number count (n = x): log
+    Σ_d exp(n·x_d/σ²) − log 7 ≥ n·x/σ² − log 7, so fractions win once whole ≤ x − σ²·log 7/x,
+    which whole ≤ L − σ²·log 7/L implies. Right (continuous, 2 decimals) when (A) x in [L, b)
+    (Φ(b/σ − 200/σ) − Φ(−0.5)), (B) whole under L − σ²·log 7/L, (C) the other 6 decimals
+    classes under L (Φ(L/σ)^6) and (D) every text class under L − 0.578σ (its score below the
+    numbers': Φ(·)^3): ≥ 0.40 (measured ~0.82). The former rule (the decimals peak less 1.35σ must
+    beat whole) read this column as integers in ~1 draw of 6; the exact cases of
+    test_faint_peaks_reads_the_likeliest_class tell the two rules apart."""
+    sigma, columns = 77.7, 14
+    rows = _draws(_exact(**{"2_decimals": 200}), sigma)
+    read = [(decide(r, sigma, columns=columns), decide_precision(r, sigma, columns)) for r in rows]
+    hits = sum(d == ("continuous", 2) for d in read)
+    low = 200 - sigma / 2
+    a = norm.cdf(fraction_noise(columns) - 200 / sigma) - norm.cdf(-0.5)
+    b = norm.cdf((low - sigma**2 * math.log(len(FRACTION_CLASSES)) / low) / sigma)
+    c = norm.cdf(low / sigma) ** 6
+    d = norm.cdf(low / sigma - (expected_maximum(len(NUMBER_CLASSES))
+                                - expected_maximum(len(TEXT_CLASSES)))) ** 3
+    assert _at_least(hits, a * b * c * d)
+    assert a * b * c * d > 0.4
 
 
 def test_a_faint_text_column_stays_text() -> None:
@@ -111,8 +142,11 @@ def test_a_faint_text_column_stays_text() -> None:
     ({"6_decimals": 300}, ("fractions", 5)),
     ({"whole": 300}, ("whole", -1)),
     ({"words": 300}, ("text", 1)),
-    ({"whole": 300, "2_decimals": 320}, ("whole", -1)),     # decimals must beat whole by 1.35σ
+    ({"whole": 300, "2_decimals": 320}, ("whole", -1)),  # fractions must beat whole by 61 rows
     ({"whole": 150, "2_decimals": 320}, ("fractions", 1)),
+    ({"whole": 100, "2_decimals": 200}, ("fractions", 1)),  # by 97 rows: the former 1.35σ said whole
+    ({"whole": 110, "2_decimals": 200}, ("whole", -1)),
+    ({"whole": 100, "2_decimals": 200, "3_decimals": 200}, ("fractions", 1)),  # two: log 7 − log 2
 ])
 def test_faint_peaks_reads_the_likeliest_class(counts: dict, reading: tuple) -> None:
     """Exact counts as the noisy ones (σ 100, 22 columns: every count under the 4.4σ bar)."""
