@@ -2,7 +2,10 @@
 the default release (safe draft, default recipe, ε = 1, as ``value_sweep.released``) of a few
 development tables, per seed, with each numeric or date column's share of released values
 outside [real min, real max], how far outside (the released range against the real one), its KS
-distance, and the table's mean 2-way TVD (every column at 10 real-quantile bins or its labels).
+distance, and the table's mean 2-way TVD (every column at 10 real-quantile bins or its labels);
+per date/datetime column also its weekdays (branch dpweekdays): the share of released values on
+weekdays the real column has none of (``off_days``), the weekday TVD (real against released
+weekday shares, as the cells show them), and the ``weekdays`` the run decided (None: every day).
 
     nice -n 10 env PYTHONPATH=<tree> /work/main/.venv/bin/python benchmarks/daterange.py \\
         --seeds 0,1,2 --tables islp/NYSE,islp/Wage --tag after > results.jsonl
@@ -52,6 +55,21 @@ def as_numbers(cells: pd.Series, kind: str) -> pd.Series:
     return pd.to_numeric(present, errors="coerce")
 
 
+def weekday_figures(real: pd.Series, cells: pd.Series, entry: dict) -> dict:
+    """A date column's weekdays: the released share on days the real cells never fall on, the
+    TVD of the weekday shares (the day each cell shows, zone as written), the decided list."""
+    def shares(column: pd.Series) -> pd.Series:
+        present = column.where(~column.str.strip().isin(MISSING)).dropna()
+        days = pd.to_datetime(present, errors="coerce", format="mixed").dropna()
+        days = days.map(lambda stamp: stamp.weekday())
+        return days.value_counts(normalize=True).reindex(range(7), fill_value=0.0)
+    have, got = shares(real), shares(cells.fillna(""))
+    return {"off_days": float(got[have == 0].sum()),
+            "weekday_tvd": float(0.5 * (have - got).abs().sum()),
+            "weekday_shares": [round(float(v), 4) for v in got],
+            "weekdays": entry.get("weekdays")}
+
+
 def figures(real: pd.DataFrame, cells: pd.DataFrame, schema: dict) -> dict:
     """Per numeric/date column: outside share, ranges, KS; and the mean 2-way TVD."""
     kinds = {c["name"]: c.get("kind") for c in schema["columns"]}
@@ -80,6 +98,8 @@ def figures(real: pd.DataFrame, cells: pd.DataFrame, schema: dict) -> dict:
             "released": [float(s.min()), float(s.max())],
             "below": float((s < low).mean()), "above": float((s > high).mean()),
             "outside": float(((s < low) | (s > high)).mean()), "ks": ks_distance(r, s)}
+        if how == "date":
+            columns[name] |= weekday_figures(real[name], cells[name], entry)
     real_frame, synth_frame = pd.DataFrame(frames[0]), pd.DataFrame(frames[1])
     numeric = [n for n in real_frame.columns if n in columns]
     two_way = None
@@ -96,12 +116,13 @@ def main() -> None:
     parser.add_argument("--seeds", default="0,1,2")
     parser.add_argument("--tables", default="islp/NYSE,islp/Wage,islp/Bikeshare")
     parser.add_argument("--tag", default="x")
+    parser.add_argument("--work", default="/tmp/daterange-runs", help="the runs' folder")
     args = parser.parse_args()
     for table in args.tables.split(","):
         text = table_text(table)
         real = read_cells(io.StringIO(text))
         for seed in (int(s) for s in args.seeds.split(",")):
-            folder = Path(f"/tmp/daterange-runs/{args.tag}/{table.replace('/', '_')}_{seed}")
+            folder = Path(f"{args.work}/{args.tag}/{table.replace('/', '_')}_{seed}")
             shutil.rmtree(folder, ignore_errors=True)
             cells, schema = released(text, folder, 1.0, seed)
             print(json.dumps({"table": table, "seed": seed, "tag": args.tag,
