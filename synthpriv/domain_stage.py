@@ -900,6 +900,9 @@ def domain_lines(declared: Schema, resolved: Schema,
                                         chosen.format, chosen.timezone)
             domain = f"[{lower}, {upper}]" + (f", written '{chosen.format}'"
                                               if chosen.format else "")
+            if chosen.weekday_counts is not None:  # a DP output (privacy.weekdays)
+                domain += (f", on {', '.join(chosen.weekdays)} only (DP weekday counts)"
+                           if chosen.weekdays else ", on every weekday (DP weekday counts)")
         elif isinstance(chosen, NumericColumn):
             domain = f"[{chosen.lower:g}, {chosen.upper:g}]"
             dp_upper = isinstance(column, AutoColumn) or column.upper is None

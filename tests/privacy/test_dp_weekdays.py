@@ -87,11 +87,16 @@ def test_the_decision_reads_the_noisy_counts_only(tmp_path: Path,
     schema's ``weekday_counts``), and rewriting the exact counts right after they are noised
     (every row moved to the weekend) changes nothing in the resolved column."""
     import synthpriv.domain_stage as domain_stage
+    from synthpriv.domain_stage import domain_lines
 
     table = _table()
     job, plan, stage = _job(tmp_path, table, SCHEMA)
     column = _resolve(job, plan, stage, table, 3)[0].schema.column("d")
     assert column.weekdays == ["Mon", "Tue", "Wed", "Thu", "Fri"]
+    resolved_schema = stage.resolve(job, plan, Ledger(job.config.budget.neighbouring),
+                                    RandomSource.seeded(3), chunks=[table]).schema
+    (line,) = [ln for ln in domain_lines(job.schema, resolved_schema) if ln.startswith("  d:")]
+    assert "on Mon, Tue, Wed, Thu, Fri only (DP weekday counts)" in line
     days = decided_weekdays(np.array(column.weekday_counts.counts), column.weekday_counts.sigma)
     assert days == [0, 1, 2, 3, 4]
     noised = domain_stage.noisy_weekdays
