@@ -10,6 +10,7 @@ weekday shares, as the cells show them), and the ``weekdays`` the run decided (N
     nice -n 10 env PYTHONPATH=<tree> /work/main/.venv/bin/python benchmarks/daterange.py \\
         --seeds 0,1,2 --tables islp/NYSE,islp/Wage --tag after > results.jsonl
 
+``--pair before.jsonl after.jsonl`` summarises two such files seed by seed (paired differences).
 ``<tree>`` is the synthpriv checkout that runs (this worktree, or a ``git archive`` of main).
 NOT differentially private (it reads the real table): a development tool; none of these tables
 is held out.
@@ -111,13 +112,51 @@ def figures(real: pd.DataFrame, cells: pd.DataFrame, schema: dict) -> dict:
     return {"columns": columns, "two_way": two_way}
 
 
+def paired(before: Path, after: Path) -> None:
+    """Per date column of two result files (same tables and seeds, e.g. main and a branch):
+    each figure per seed, its mean ± sd, and the paired difference's mean and sd."""
+    import statistics as st
+
+    rows: dict = {}
+    for tag, path in (("before", before), ("after", after)):
+        for line in path.read_text().splitlines():
+            r = json.loads(line)
+            for name, v in r["columns"].items():
+                if "off_days" in v:
+                    rows.setdefault((r["table"], name), {}).setdefault(tag, {})[r["seed"]] = (
+                        v | {"two_way": r["two_way"]})
+
+    def spread(xs: list[float]) -> str:
+        return f"{st.mean(xs):.4f} ± {st.stdev(xs):.4f}" if len(xs) > 1 else f"{xs[0]:.4f}"
+
+    for (table, name), both in rows.items():
+        seeds = sorted(set(both.get("before", {})) & set(both.get("after", {})))
+        if not seeds:
+            continue
+        print(f"## {table} {name}, seeds {seeds}")
+        for key in ("off_days", "weekday_tvd", "ks", "outside", "two_way"):
+            b = [both["before"][s][key] for s in seeds]
+            a = [both["after"][s][key] for s in seeds]
+            d = [y - x for x, y in zip(b, a, strict=True)]
+            print(f"  {key}: {spread(b)} -> {spread(a)}; paired {st.mean(d):+.4f}"
+                  + (f" sd {st.stdev(d):.4f}" if len(d) > 1 else ""))
+        print("  weekdays decided:", [both["after"][s]["weekdays"] for s in seeds])
+        print("  bounds before:", [both["before"][s]["bounds"] for s in seeds])
+        print("  bounds after: ", [both["after"][s]["bounds"] for s in seeds])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pair", nargs=2, type=Path, metavar=("BEFORE", "AFTER"),
+                        help="summarise two result files seed by seed instead of running")
     parser.add_argument("--seeds", default="0,1,2")
     parser.add_argument("--tables", default="islp/NYSE,islp/Wage,islp/Bikeshare")
     parser.add_argument("--tag", default="x")
     parser.add_argument("--work", default="/tmp/daterange-runs", help="the runs' folder")
     args = parser.parse_args()
+    if args.pair:
+        paired(*args.pair)
+        return
     for table in args.tables.split(","):
         text = table_text(table)
         real = read_cells(io.StringIO(text))
