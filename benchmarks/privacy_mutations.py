@@ -394,6 +394,18 @@ MUTATIONS: tuple[Mutation, ...] = (
         "a date column's end-year sub-bucket counts noised at half the σ_d its ledger event "
         "states"),
     Mutation(
+        "weekday-noise-half", "synthpriv/domain_stage.py",
+        "counts = noisy_weekdays(exact, sigma, source)",
+        "counts = noisy_weekdays(exact, sigma / 2, source)",
+        ("tests/privacy/test_dp_weekdays.py",),
+        "a date column's weekday counts noised at half the σ_w its ledger event states"),
+    Mutation(
+        "weekday-decision-exact", "synthpriv/domain_stage.py",
+        "days = decided_weekdays(counts, sigma)",
+        "days = decided_weekdays(np.asarray(exact, dtype=float), sigma)",
+        ("tests/privacy/test_dp_weekdays.py",),
+        "a date column's weekdays decided from its exact weekday counts, not the noisy ones"),
+    Mutation(
         "heap-range-exact-buckets", "synthpriv/domain_stage.py",
         "found[name] = self._heap_bounds(schema.column(name), found[name], noisy, sigma,",
         "found[name] = self._heap_bounds(schema.column(name), found[name],"

@@ -47,7 +47,7 @@ import pandas as pd
 
 from synthpriv.chunks import iter_chunks
 from synthpriv.config import Job
-from synthpriv.datetimes import format_times, parse_times
+from synthpriv.datetimes import format_times, parse_times, weekdays_of
 from synthpriv.domain import Domain
 from synthpriv.encoding import TableEncoder
 from synthpriv.errors import ConfigError
@@ -89,6 +89,7 @@ from synthpriv.privacy.domain_budget import (
     record_branch,
     records_estimate,
     records_sigma,
+    weekday_sigma,
 )
 from synthpriv.privacy.mechanisms import discrete_gaussian_histogram
 from synthpriv.privacy.randomness import RandomSource
@@ -101,10 +102,12 @@ from synthpriv.privacy.refine import (
     refined_date_bounds,
     sub_counts,
 )
+from synthpriv.privacy.weekdays import decided_weekdays, noisy_weekdays, weekday_counts
 from synthpriv.public_lists import list_values, value_set
 from synthpriv.rounds import is_narrow, lattice_values, narrow_values, round_values
 from synthpriv.schema import (
     FINE_CELLS,
+    WEEKDAY_NAMES,
     AutoColumn,
     CategoricalColumn,
     DatetimeColumn,
@@ -185,6 +188,9 @@ class DomainStage(Stage):
         # per column refined inside its end bucket, the noisy sub-bucket counts (DP outputs of
         # the bounds refinement, privacy.refine) and their exact counts (never released: tests)
         self.refinements: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        # per auto column decided date, its noisy weekday counts (DP outputs, privacy.weekdays)
+        # and their exact counts (never released: tests)
+        self.weekday_histograms: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         # per discovered column, the threshold T its discovery used (public given the kinds)
         self.thresholds: dict[str, int] = {}
         # per numeric column whose DP bounds found nothing (released all missing), its kind (the
@@ -222,6 +228,7 @@ class DomainStage(Stage):
             figures["refine_sigma"] = noise.refine_sigma
             if self.kinds:  # an auto column decided date: its refinement's σ_d (Δ₂·z_d)
                 figures["date_refine_sigma"] = date_refine_sigma(noise.sigma, noise.multiplier)
+                figures["weekday_sigma"] = weekday_sigma(noise.sigma, noise.multiplier)  # σ_w
         if noise.threshold is not None or noise.heap_sigma is not None:
             figures["delta_thresholds"] = noise.delta_per_column * (
                 len(self.categories) + len(self.kinds)) + noise.heap_delta * len(self.heaps)
@@ -282,6 +289,8 @@ class DomainStage(Stage):
         day_counts: dict[str, Counter] = {
             name: Counter() for name in bounds if name in self.heaps
             and isinstance(schema.column(name), DatetimeColumn)}
+        # and its cells' weekday counts for its weekday histogram (privacy.weekdays)
+        weekday_exact = {name: np.zeros(7, dtype=np.int64) for name in day_counts}
         for chunk in chunks:
             for name, grid in buckets.items():
                 bucket_counts[name] += grid.counts(chunk[name].to_numpy(dtype=float))
@@ -291,6 +300,7 @@ class DomainStage(Stage):
                 counter.update(exact_values(chunk[name], schema.column(name)))
             for name, counter in day_counts.items():
                 counter.update(days_of(chunk[name], schema.column(name)))
+                weekday_exact[name] += weekdays_in(chunk[name], schema.column(name))
         sigma = plan.noise["sigma"]
         found: dict[str, dict] = {}
         columns = int(plan.noise["bounded_columns"]) if buckets else 1  # false buckets: per job
@@ -310,6 +320,9 @@ class DomainStage(Stage):
                 found[name] = refine_date_domain(schema.column(name), found[name], noisy,
                                                  sigma, grid, reading, day_counts[name],
                                                  realised.date_sigma, source, self.refinements)
+                found[name] = weekday_domain(schema.column(name), found[name],
+                                             weekday_exact[name], realised.weekday_sigma,
+                                             source, self.weekday_histograms)
         for name, counter in value_counts.items():
             column_sigma, threshold = sigma, int(plan.noise["category_threshold"])
             if name in self.kinds and realised.category_sigma is not None:  # reallocated
@@ -695,6 +708,35 @@ def days_of(values: pd.Series, column: DatetimeColumn) -> dict[float, int]:
     return pd.Series(days).value_counts().to_dict()
 
 
+def weekdays_in(values: pd.Series, column: DatetimeColumn) -> np.ndarray:
+    """How many cells of a date (datetime) column's ``values`` (days or seconds since 1970) fall
+    on each weekday, Monday first, in the column's zone (the day its cell shows, as decoding's
+    ``on_weekdays`` reads it): the weekday histogram's exact counts (sensitivity Δ₂: a row is on
+    one weekday). Never released; only ``weekday_domain`` reads them, to noise them."""
+    numbers = pd.to_numeric(values, errors="coerce").dropna().to_numpy(dtype=float)
+    return weekday_counts(weekdays_of(numbers, column.kind, column.timezone))
+
+
+def weekday_domain(column: DatetimeColumn, domain: dict, exact: np.ndarray, sigma: float,
+                   source: RandomSource, kept: dict | None = None) -> dict:
+    """``domain`` with the column's noisy weekday counts (``exact`` noised at ``sigma``, the
+    realised σ_w: its DiscreteGaussianEvent is the domain step's, sensitivity Δ₂, each row on
+    one weekday) and, when the column has DP bounds and declares no ``weekdays``, the weekdays
+    ``decided_weekdays`` reads from them alone (post-processing). The histogram runs for every
+    auto column decided date (its event is recorded whatever it shows). ``kept``: where to keep
+    the (noisy, exact) counts, by column name."""
+    counts = noisy_weekdays(exact, sigma, source)
+    if kept is not None:  # the noisy counts (DP outputs) and the exact ones (tests only)
+        kept[column.name] = (counts, np.asarray(exact))
+    if "upper" not in domain or column.weekdays is not None:
+        return domain
+    entry = dict(domain, weekday_counts={"counts": counts.tolist(), "sigma": sigma})
+    days = decided_weekdays(counts, sigma)
+    if days is not None:
+        entry["weekdays"] = [WEEKDAY_NAMES[day] for day in days]
+    return entry
+
+
 def refine_date_domain(column: DatetimeColumn, domain: dict, noisy: np.ndarray, sigma: float,
                        grid: YearBuckets, reading: BoundsReading | None, days: Counter,
                        date_sigma: float, source: RandomSource,
@@ -883,6 +925,9 @@ def domain_lines(declared: Schema, resolved: Schema,
                                         chosen.format, chosen.timezone)
             domain = f"[{lower}, {upper}]" + (f", written '{chosen.format}'"
                                               if chosen.format else "")
+            if chosen.weekday_counts is not None:  # a DP output (privacy.weekdays)
+                domain += (f", on {', '.join(chosen.weekdays)} only (DP weekday counts)"
+                           if chosen.weekdays else ", on every weekday (DP weekday counts)")
         elif isinstance(chosen, NumericColumn):
             domain = f"[{chosen.lower:g}, {chosen.upper:g}]"
             dp_upper = isinstance(column, AutoColumn) or column.upper is None

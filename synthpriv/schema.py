@@ -196,6 +196,15 @@ class HeapCount(_Strict):
     sigma: float = Field(gt=0)
 
 
+class WeekdayCounts(_Strict):
+    """The domain step's noisy weekday histogram of an auto column decided date
+    (``privacy.weekdays``: 7 counts, Monday … Sunday, at σ_w): a DP output, released in the
+    manifest's schema, from which the column's ``weekdays`` were decided (post-processing)."""
+
+    counts: list[float] = Field(min_length=7, max_length=7)
+    sigma: float = Field(gt=0)
+
+
 class BucketCount(_Strict):
     """The domain step's noisy count of one DP bounds bucket (``privacy.bounds``: a sign ×
     power-of-two bucket, its values ``lower`` to ``upper`` as ``Buckets.value_range`` gives
@@ -778,6 +787,11 @@ class DatetimeColumn(NumericColumn):
         "(trading or business days: [Mon, Tue, Wed, Thu, Fri]); the release draws its dates on "
         "these days only (in the column's zone). Names or three-letter abbreviations, any case",
     )
+    weekday_counts: WeekdayCounts | None = Field(
+        default=None, description="set by the DP domain step for an auto column decided date (a "
+        "DP output, released in the manifest's schema): its noisy weekday counts and their σ, "
+        "from which its weekdays were decided",
+    )
     derived_from: None = None  # type: ignore[assignment]
     precision: None = None  # type: ignore[assignment]
     point_masses: None = None  # type: ignore[assignment]  # not for dates (docs/schema.md)
@@ -823,7 +837,8 @@ class DatetimeColumn(NumericColumn):
 
     def bin_edges(self) -> np.ndarray:
         """The edges of the integer column over the same days/seconds (one grid rule)."""
-        twin = self.model_dump(exclude={"format", "timezone", "weekdays"}) | {"kind": "integer"}
+        twin = self.model_dump(exclude={"format", "timezone", "weekdays", "weekday_counts"}) | {
+            "kind": "integer"}
         return NumericColumn.model_validate(twin).bin_edges(rounds=False)
 
 

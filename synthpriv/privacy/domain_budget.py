@@ -33,8 +33,9 @@ Reallocation (``realised_domain_noise``). The step runs in two passes: (1) the k
 of the auto columns; (2) per column its domain histogram (bounds or categories) and its heap
 histogram. The plan fixes pass (2)'s ρ₂ = (k + h/F²)/(2z²) before any data is read, but what
 pass (2) runs depends on the kinds pass (1) decided (DP outputs): an auto column decided
-categorical runs no heap histogram, one decided date none either (its refinement takes the
-heap's weight: ``date_refine_multiplier``), one decided text or id neither histogram. By
+categorical runs no heap histogram, one decided date none either (its bounds refinement and
+weekday histogram take the heap column's two slots: ``date_refine_multiplier``,
+``weekday_multiplier``), one decided text or id neither histogram. By
 adaptive composition (Bun & Steinke 2016, Lemma 2.3: M₂ may be chosen
 from M₁'s output y when M₂(·, y) is ρ₂-zCDP for every y), pass (2) may give the weight of what
 does not run to what does: for every outcome y, the auto columns decided categorical share the
@@ -117,21 +118,32 @@ def heap_column_weight() -> float:
     return 1.0 / HEAP_NOISE_FACTOR**2 + 1.0 / REFINE_NOISE_FACTOR**2
 
 
-# An auto column decided date runs no heap histogram (no point masses in a date), and its end
-# years are thin: a date's refinement (``privacy.refine``, end years split into twelfths) takes
-# its whole heap-column weight, one histogram at z_d = z/√(1/F² + 1/F_r²) ≈ 1.19·z instead of
-# the heap's 1.25·z plus the refinement's 4·z (Σ 1/z² the plan's for that column: the same ρ).
-# Where the plan's z is below REALLOCATE_MIN_MULTIPLIER (a huge ε: discrete Gaussians whose
-# privacy curves part from the continuous ones) it runs at the plan's F_r·z, the heap's weight
-# left "planned, not run", so every outcome holds the plan's events. Arithmetic, not tuned.
+# An auto column decided date runs no heap histogram (no point masses in a date) and no integer
+# refinement; its heap-column weight (1/F² + 1/F_r², in domain histograms at z) goes to its two
+# date histograms, one on each of the plan's slots: its bounds refinement (``privacy.refine``,
+# end years split into parts) at the heap's z_d = F·z, and its weekday histogram
+# (``privacy.weekdays``: 7 counts) at the refinement's F_r·z. Σ 1/z² is the plan's for that
+# column (1/(F·z)² + 1/(F_r·z)²: the same ρ), and each runs at a multiplier the plan already
+# holds, so every outcome's PLD bound is the plan's at any z (no REALLOCATE_MIN_MULTIPLIER
+# case). Why this split: the refinement needs the weight (a guard year of 253 rows, ISLP NYSE,
+# is cut at z_d ≈ 1.2·z but not at F_r·z: benchmarks/README.md, "daterange"; F·z raises its σ_d
+# 5 % over the whole weight's z/√(1/F² + 1/F_r²)); a weekday histogram needs little: its 7
+# cells hold n/7 rows each (NYSE: 1,200 against a keep bar of 2·3.1·σ_w ≈ 640 at F_r·z). Plan
+# figures on NYSE and police, not tuned on a release (benchmarks/README.md, "dpweekdays").
 DATE_REFINE_LABEL = "DP date bounds refinement (sub-bucket counts of the end years) of "
+WEEKDAY_LABEL = "DP weekdays (7 weekday counts) of "
 
 
 def date_refine_multiplier(z: float) -> float:
-    """The noise multiplier of an auto date column's refinement histogram for the plan's z."""
-    if z < REALLOCATE_MIN_MULTIPLIER:
-        return REFINE_NOISE_FACTOR * z
-    return z / math.sqrt(heap_column_weight())
+    """The noise multiplier of an auto date column's refinement histogram for the plan's z:
+    the heap histogram's (F·z), whose slot it takes."""
+    return HEAP_NOISE_FACTOR * z
+
+
+def weekday_multiplier(z: float) -> float:
+    """The noise multiplier of an auto date column's weekday histogram for the plan's z: the
+    integer refinement's (F_r·z), whose slot it takes."""
+    return REFINE_NOISE_FACTOR * z
 
 
 def date_refine_sigma(sigma: float, multiplier: float) -> float:
@@ -139,6 +151,12 @@ def date_refine_sigma(sigma: float, multiplier: float) -> float:
     and z (``multiplier``): Δ₂ is the histogram's L2 sensitivity, each row in at most one
     sub-bucket."""
     return date_refine_multiplier(multiplier) * sigma / multiplier
+
+
+def weekday_sigma(sigma: float, multiplier: float) -> float:
+    """σ_w = F_r·z·Δ₂ of an auto date column's weekday histogram, from σ = z·Δ₂ and z
+    (``multiplier``): Δ₂ is its L2 sensitivity, each row on one weekday."""
+    return weekday_multiplier(multiplier) * sigma / multiplier
 # the heap histograms' event: their cells released are the kept heaps and, unthresholded, the
 # round values named from the DP bounds (synthpriv.privacy.candidates: same noise, no added ρ/δ)
 HEAP_LABEL = "DP heaps (exact-value counts; named round values' counts unthresholded) of "
@@ -272,6 +290,7 @@ class RealisedNoise:
     events: list[PrivacyEvent] = field(default_factory=list)
     multiplier: float = 0.0  # the plan's z (every histogram not reallocated keeps it)
     date_sigma: float = 0.0  # the auto date columns' refinement's σ_d (date_refine_sigma)
+    weekday_sigma: float = 0.0  # their weekday histograms' σ_w (weekday_sigma)
 
 
 def realised_domain_noise(
@@ -297,13 +316,14 @@ def realised_domain_noise(
     heap_z = HEAP_NOISE_FACTOR * z
     named = {kind: [n for n in kinds if decided[n] == kind] for kind in DECIDED}
     cats = named["categorical"]
-    # unused weight (in domain histograms at z): a categorical column's heap, a date's heap (at
-    # a plan's z ≥ REALLOCATE_MIN_MULTIPLIER its refinement takes it: date_refine_multiplier),
+    # unused weight (in domain histograms at z): a categorical column's heap (a date's: its
+    # refinement and weekdays take it, date_refine_multiplier and weekday_multiplier),
     # a text or id column's histogram and heap
     unused_heaps = [n for n in heaps if n in decided and decided[n] != "numeric"]
     dates = [n for n in heaps if decided.get(n) == "date"]
-    date_z = date_refine_multiplier(z)
-    date_used = (z / date_z) ** 2  # a date's refinement's weight (in histograms at z)
+    date_z, weekday_z = date_refine_multiplier(z), weekday_multiplier(z)
+    # a date's refinement and weekday histograms' weight (in histograms at z): its heap column's
+    date_used = (z / date_z) ** 2 + (z / weekday_z) ** 2
     unused_domain = named["none"]
     unused = len(unused_domain) + heap_weight * len(unused_heaps) - date_used * len(dates)
     unused_delta = (plan.delta_per_column * (len(kinds) - len(cats))
@@ -322,10 +342,13 @@ def realised_domain_noise(
     events += [ThresholdEvent(plan.delta_per_column, label=f"category threshold: {name}")
                for name in planned]
     realised = RealisedNoise(None, None, 0.0, 0.0, multiplier=z,
-                             date_sigma=date_refine_sigma(plan.sigma, z))
-    if dates:  # sensitivity Δ₂: each row in at most one sub-bucket (privacy.refine)
+                             date_sigma=date_refine_sigma(plan.sigma, z),
+                             weekday_sigma=weekday_sigma(plan.sigma, z))
+    if dates:  # sensitivity Δ₂: each row in at most one sub-bucket / one weekday
         events.append(DiscreteGaussianEvent(date_z, len(dates),
                                             label=DATE_REFINE_LABEL + ", ".join(dates)))
+        events.append(DiscreteGaussianEvent(weekday_z, len(dates),
+                                            label=WEEKDAY_LABEL + ", ".join(dates)))
     if cats:
         realised.weight = 1.0 + unused / len(cats)  # unused counts their own heaps
         cat_z = z / math.sqrt(realised.weight)
@@ -352,9 +375,8 @@ def realised_domain_noise(
             events.append(DiscreteGaussianEvent(
                 z, len(unused_domain), label="planned, not run (decided text or id): DP domain "
                 "of " + ", ".join(unused_domain)))
-        # a date's heap histogram is in its refinement when that carries the heap's weight
-        idle_heaps = [n for n in unused_heaps
-                      if n not in dates or date_z == REFINE_NOISE_FACTOR * z]
+        # a date's heap and refinement weights are in its date refinement and weekdays
+        idle_heaps = [n for n in unused_heaps if n not in dates]
         if idle_heaps:
             events.append(DiscreteGaussianEvent(
                 heap_z, len(idle_heaps), label="planned, not run: DP heaps of "

@@ -7,7 +7,6 @@ events and the plan's ρ, seeded draws of the bounds; and the read-out's arithme
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +18,6 @@ from synthpriv.privacy.bounds import BoundsReading, YearBuckets
 from synthpriv.privacy.domain_budget import (
     DATE_REFINE_LABEL,
     HEAP_NOISE_FACTOR,
-    REFINE_NOISE_FACTOR,
     date_refine_multiplier,
 )
 from synthpriv.privacy.mechanisms import histogram_l2_sensitivity
@@ -54,14 +52,14 @@ def _days(stamp: pd.Timestamp) -> float:
 @pytest.mark.parametrize("neighbouring", ["add_remove", "replace_one"])
 def test_date_sub_bucket_counts_carry_the_planned_noise(tmp_path: Path,
                                                         neighbouring: str) -> None:
-    """The noisy sub-bucket counts minus their exact counts have std z_d·Δ₂, z_d = z/√(1/F² +
-    1/F_r²) (the date's heap-column weight, its heap histogram not run), within the chi-square
-    bounds of the sample variance (1e-4 each side), and are unbiased (4 standard errors)."""
+    """The noisy sub-bucket counts minus their exact counts have std z_d·Δ₂, z_d = F·z (the
+    heap histogram's slot, which a date does not run; its weekdays take the refinement's),
+    within the chi-square bounds of the sample variance (1e-4 each side), and are unbiased
+    (4 standard errors)."""
     table = _table()
     job, plan, stage = _job(tmp_path, table, SCHEMA, neighbouring=neighbouring)
     z = plan.noise["noise_multiplier"]
-    expected = z / math.sqrt(HEAP_NOISE_FACTOR**-2 + REFINE_NOISE_FACTOR**-2) * \
-        histogram_l2_sensitivity(neighbouring)
+    expected = HEAP_NOISE_FACTOR * z * histogram_l2_sensitivity(neighbouring)
     assert plan.noise["date_refine_sigma"] == pytest.approx(expected)
     drawn = []
     for seed in range(8):
@@ -78,7 +76,7 @@ def test_date_sub_bucket_counts_carry_the_planned_noise(tmp_path: Path,
 
 def test_the_date_refinement_is_on_the_ledger_at_the_plans_rho(tmp_path: Path) -> None:
     """The domain step records one DiscreteGaussianEvent at z_d for the date's refinement, its
-    heap histogram is not recorded (neither run nor "planned, not run": its weight is in z_d),
+    heap histogram is not recorded (neither run nor "planned, not run": its slot is z_d's),
     and the step's events hold the plan's ρ exactly."""
     table = _table()
     job, plan, stage = _job(tmp_path, table, SCHEMA)
