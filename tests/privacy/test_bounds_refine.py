@@ -15,7 +15,7 @@ from synthpriv.privacy.accountant import DiscreteGaussianEvent, Ledger
 from synthpriv.privacy.domain_budget import REFINE_LABEL, REFINE_NOISE_FACTOR
 from synthpriv.privacy.mechanisms import histogram_l2_sensitivity
 from tests.privacy.test_heap_discovery import _job, _resolve, _table
-from tests.privacy.test_noise_scales import variance_interval
+from tests.privacy.test_noise_scales import assert_noise_scale
 
 # ISLP Weekly's `Year` (21 years, 1,089 rows: ≈ 9σ_r in one sub-bucket at its σ_r ≈ 124), at
 # this job's smaller σ (σ_r ≈ 48, heap threshold 80): 25 rows a year, never a heap, ≈ 11σ_r
@@ -62,9 +62,7 @@ def test_sub_bucket_counts_carry_the_planned_noise(tmp_path: Path, neighbouring:
         return noisy - exact
 
     drawn = np.concatenate([errors(seed) for seed in range(6)]).astype(float)
-    low, high = variance_interval(drawn.size)
-    assert low <= float(np.var(drawn, ddof=1)) / expected**2 <= high
-    assert abs(drawn.mean()) <= 4 * expected / np.sqrt(drawn.size)
+    assert_noise_scale(drawn, expected)
 
 
 def test_the_refinement_is_on_the_ledger(tmp_path: Path) -> None:

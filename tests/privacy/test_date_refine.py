@@ -24,7 +24,7 @@ from synthpriv.privacy.mechanisms import histogram_l2_sensitivity
 from synthpriv.privacy.randomness import RandomSource
 from synthpriv.privacy.refine import DATE_PARTS, date_parts, date_runs, located_bar
 from tests.privacy.test_heap_discovery import _job
-from tests.privacy.test_noise_scales import variance_interval
+from tests.privacy.test_noise_scales import assert_noise_scale
 
 SCHEMA = {"columns": [{"name": "g", "kind": "categorical", "categories": ["a", "b"]},
                       {"name": "d", "kind": "auto"}]}
@@ -69,9 +69,7 @@ def test_date_sub_bucket_counts_carry_the_planned_noise(tmp_path: Path,
         assert exact.sum() <= len(table)  # the end years' rows, each in one sub-bucket
         drawn.append(noisy - exact)
     drawn = np.concatenate(drawn).astype(float)
-    low, high = variance_interval(drawn.size)
-    assert low <= float(np.var(drawn, ddof=1)) / expected**2 <= high
-    assert abs(drawn.mean()) <= 4 * expected / np.sqrt(drawn.size)
+    assert_noise_scale(drawn, expected)
 
 
 def test_the_date_refinement_is_on_the_ledger_at_the_plans_rho(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ from synthpriv.privacy.randomness import RandomSource
 from synthpriv.privacy.refine import SHARP, located_bar
 from synthpriv.privacy.weekdays import decided_weekdays
 from tests.privacy.test_heap_discovery import _job
-from tests.privacy.test_noise_scales import variance_interval
+from tests.privacy.test_noise_scales import assert_noise_scale
 
 SCHEMA = {"columns": [{"name": "g", "kind": "categorical", "categories": ["a", "b"]},
                       {"name": "d", "kind": "auto"}]}
@@ -61,9 +61,7 @@ def test_weekday_counts_carry_the_planned_noise(tmp_path: Path, neighbouring: st
         assert exact.tolist() == real.tolist()
         drawn.append(noisy - exact)
     drawn = np.concatenate(drawn).astype(float)
-    low, high = variance_interval(drawn.size)
-    assert low <= float(np.var(drawn, ddof=1)) / expected**2 <= high
-    assert abs(drawn.mean()) <= 4 * expected / np.sqrt(drawn.size)
+    assert_noise_scale(drawn, expected)
 
 
 def test_the_weekday_histogram_is_on_the_ledger_at_the_plans_rho(tmp_path: Path) -> None:

@@ -48,6 +48,16 @@ def variance_interval(cells: int, level: float = 1e-4) -> tuple[float, float]:
     return chi2.ppf(level / 2) / (cells - 1), chi2.ppf(1 - level / 2) / (cells - 1)
 
 
+def assert_noise_scale(errors: np.ndarray, sigma: float) -> None:
+    """``errors`` (noisy − exact counts, pooled over draws) have the variance σ² (chi-square
+    interval at ``variance_interval``'s level) and mean 0 (within 4 standard errors): the
+    check every histogram mechanism's test makes against its planned σ."""
+    errors = np.asarray(errors, dtype=float)
+    low, high = variance_interval(errors.size)
+    assert low <= float(np.var(errors, ddof=1)) / sigma**2 <= high
+    assert abs(errors.mean()) <= 4 * sigma / np.sqrt(errors.size)
+
+
 @pytest.mark.parametrize("relation", RELATIONS)
 def test_measured_noise_std_is_the_recorded_multiplier_times_the_sensitivity(relation: str) -> None:
     cells = 4000
