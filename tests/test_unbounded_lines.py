@@ -54,3 +54,24 @@ def test_a_numeric_column_with_no_dp_bounds_is_named_with_its_kind(tmp_path: Pat
     # without the stage's record (the Python API's warning), still warned as all missing
     assert any(line.startswith("WARNING: nothing in a, b")
                for line in domain_lines(job.schema, resolved.schema))
+
+
+def test_the_report_names_a_column_released_all_missing(tmp_path: Path, monkeypatch) -> None:
+    """The domain step's warning reaches report.html (``evaluation.job.domain_warnings``, shown
+    in the summary section), read from the declared and the released schema only."""
+    from synthpriv.evaluation.job import domain_warnings
+    from synthpriv.evaluation.report import _summary_section, to_markdown
+
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame({"a": rng.integers(0, 10**6, 60), "b": rng.integers(0, 10**6, 60)})
+    job = load_job(_job(tmp_path, table, epsilon=0.05, seed=0))
+    planned = plan_job(job)
+    resolved, _ = resolve_domain(job, planned, Ledger(job.config.budget.neighbouring),
+                                 RandomSource.seeded(0))
+    warnings = domain_warnings(job.schema, resolved.schema)
+    assert len(warnings) == 1 and warnings[0].startswith("nothing in a, b was above")
+    report = {"name": "t", "notice": "n", "data": {"rows_real": 60, "rows_synthetic": 60,
+              "rows_holdout": None, "holdout_source": None}, "created_utc": "now",
+              "seconds": 0.0, "notes": [], "domain_warnings": warnings}
+    markdown = to_markdown([_summary_section(report)])
+    assert "**Domain step: nothing in a, b was above" in markdown

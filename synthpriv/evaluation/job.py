@@ -24,7 +24,7 @@ from synthpriv.evaluation.utility import efficacy_summary
 from synthpriv.job import RunResult
 from synthpriv.release import SYNTHETIC
 from synthpriv.runner import guarantee_figures, only_if
-from synthpriv.schema import load_schema
+from synthpriv.schema import Schema, load_schema
 
 
 def evaluation_dir(release_dir: Path) -> Path:
@@ -65,8 +65,20 @@ def evaluate_job(job: Job, result: RunResult, *, progress: bool = True) -> Evalu
         shadow_generator=PipelineGenerator(job, result.planned), name=job.config.name, progress=progress,
         constraints=result.job.schema.constraints, person=job.config.data.person,
     )
+    report["domain_warnings"] = domain_warnings(job.schema, result.job.schema)
     folder = evaluation_dir(result.out_dir)
     return Evaluation(report, folder, write_report(folder, report))
+
+
+def domain_warnings(declared: Schema, resolved: Schema) -> list[str]:
+    """The domain step's warnings for the report (``domain_stage.domain_lines``: the columns
+    released all missing because nothing in them was above the noise), so that a blank column
+    is explained where a reader of report.html looks, not only on the run's terminal. Read from
+    the declared schema and the release's schema only (public, and DP outputs)."""
+    from synthpriv.domain_stage import domain_lines
+
+    return [line.removeprefix("WARNING: ") for line in domain_lines(declared, resolved)
+            if line.startswith("WARNING")]
 
 
 def summary_lines(report: dict) -> list[str]:

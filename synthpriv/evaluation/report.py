@@ -114,6 +114,8 @@ def _summary_section(report: dict) -> Section:
         section.p(f"**{message}**" if verdict["bug_signal"] else message)
     for note in report["notes"]:
         section.p(f"Note: {note}")
+    for warning in report.get("domain_warnings", []):  # columns released all missing
+        section.p(f"**Domain step: {warning}**")
     return section
 
 
