@@ -1,4 +1,4 @@
-"""The release test's table over seeds (issue 24, branch missingfold): a copy of the body of
+"""The release test's table over seeds (issue 24, branch missingfold): the table of
 ``tests/marginals/test_missing_fold.py::test_a_release_returns_dropped_categories_blank_not_as
 _the_majority`` (2,000 rows, 8 auto columns, AIM, ε = 1; ``group`` 8 % over 40 values discovery
 drops), with ``compress.keeps_missing`` wrapped to record, per seed, the fold decision on
@@ -17,21 +17,9 @@ import time
 import warnings
 
 import numpy as np
-import pandas as pd
 from scipy.stats import fisher_exact
 
-ROWS = 2000
-
-
-def table() -> pd.DataFrame:
-    """The test's table (its generator, seed 5)."""
-    rng = np.random.default_rng(5)
-    rare = [f"r{i:02d}" for i in range(40)]
-    out = pd.DataFrame({"group": rng.choice(["a", "b"] + rare, ROWS,
-                                            p=[0.62, 0.30] + [0.08 / 40] * 40)})
-    for j in range(7):
-        out[f"x{j}"] = rng.choice(list("uvw"), ROWS, p=[0.5, 0.3, 0.2])
-    return out
+from tests.marginals.test_missing_fold import dropped_table
 
 
 def run(seeds: range, out: str) -> None:
@@ -39,7 +27,7 @@ def run(seeds: range, out: str) -> None:
     import synthpriv.marginals.compress as compress
     from synthpriv import Synthesizer
 
-    data = table()
+    data, _ = dropped_table()
     schema = {"columns": [{"name": n, "kind": "auto"} for n in data.columns]}
     trace: list[dict] = []
     original = compress.keeps_missing

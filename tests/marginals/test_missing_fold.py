@@ -178,6 +178,18 @@ def test_outside_missing_never_folds() -> None:
     assert not folded, f"the missing code of an outside: missing column was folded in {folded}"
 
 
+def dropped_table() -> tuple[pd.DataFrame, list[str]]:
+    """ROWS rows (seed 5): ``group`` 'a' 62 %, 'b' 30 % and 8 % over 40 rare values (returned),
+    and 7 columns of three common values (benchmarks/missingfold_seeds.py runs it too)."""
+    rng = np.random.default_rng(5)
+    rare = [f"r{i:02d}" for i in range(40)]
+    table = pd.DataFrame({"group": rng.choice(["a", "b"] + rare, ROWS,
+                                              p=[0.62, 0.30] + [0.08 / 40] * 40)})
+    for j in range(7):
+        table[f"x{j}"] = rng.choice(list("uvw"), ROWS, p=[0.5, 0.3, 0.2])
+    return table, rare
+
+
 def test_a_release_returns_dropped_categories_blank_not_as_the_majority() -> None:
     """The user's view: 2,000 rows, 8 auto columns, AIM at ε = 1, seeds 0-3. ``group`` holds
     'a' 62 %, 'b' 30 % and 8 % over 40 values of ~4 rows each, which DP discovery drops. Their
@@ -185,12 +197,7 @@ def test_a_release_returns_dropped_categories_blank_not_as_the_majority() -> Non
     its input share plus half the dropped share; the columns that dropped nothing release no
     blank. The domain step's ``kept_rows`` is the kept values' rows within 4σ of its noise.
     Main released 0 % blank and 'a' at 74 / 72 / 77 % in seeds 0-2."""
-    rng = np.random.default_rng(5)
-    rare = [f"r{i:02d}" for i in range(40)]
-    table = pd.DataFrame({"group": rng.choice(["a", "b"] + rare, ROWS,
-                                              p=[0.62, 0.30] + [0.08 / 40] * 40)})
-    for j in range(7):
-        table[f"x{j}"] = rng.choice(list("uvw"), ROWS, p=[0.5, 0.3, 0.2])
+    table, rare = dropped_table()
     dropped, majority = table["group"].isin(rare).mean(), (table["group"] == "a").mean()
     schema = {"columns": [{"name": name, "kind": "auto"} for name in table.columns]}
     problems = []

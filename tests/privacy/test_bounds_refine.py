@@ -11,11 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from synthpriv.privacy.accountant import DiscreteGaussianEvent, Ledger
+from synthpriv.privacy.accountant import Ledger
 from synthpriv.privacy.domain_budget import REFINE_LABEL, REFINE_NOISE_FACTOR
 from synthpriv.privacy.mechanisms import histogram_l2_sensitivity
 from tests.privacy.test_heap_discovery import _job, _resolve, _table
-from tests.privacy.test_noise_scales import assert_noise_scale
+from tests.privacy.test_noise_scales import assert_noise_scale, the_one_event
 
 # ISLP Weekly's `Year` (21 years, 1,089 rows: ≈ 9σ_r in one sub-bucket at its σ_r ≈ 124), at
 # this job's smaller σ (σ_r ≈ 48, heap threshold 80): 25 rows a year, never a heap, ≈ 11σ_r
@@ -72,11 +72,7 @@ def test_the_refinement_is_on_the_ledger(tmp_path: Path) -> None:
     job, plan, stage = _job(tmp_path, table)
     ledger = Ledger(job.config.budget.neighbouring)
     _resolve(job, plan, stage, table, 0, ledger)
-    events = [e for e in ledger.events if e.label.startswith(REFINE_LABEL)]
-    assert len(events) == 1 and isinstance(events[0], DiscreteGaussianEvent)
-    z = plan.noise["noise_multiplier"]
-    assert events[0].noise_multiplier == pytest.approx(REFINE_NOISE_FACTOR * z)
-    assert events[0].count == 1
+    the_one_event(ledger, REFINE_LABEL, REFINE_NOISE_FACTOR * plan.noise["noise_multiplier"])
 
 
 @pytest.mark.parametrize("counts", [

@@ -24,7 +24,7 @@ from synthpriv.privacy.mechanisms import histogram_l2_sensitivity
 from synthpriv.privacy.randomness import RandomSource
 from synthpriv.privacy.refine import DATE_PARTS, date_parts, date_runs, located_bar
 from tests.privacy.test_heap_discovery import _job
-from tests.privacy.test_noise_scales import assert_noise_scale
+from tests.privacy.test_noise_scales import assert_noise_scale, the_one_event
 
 SCHEMA = {"columns": [{"name": "g", "kind": "categorical", "categories": ["a", "b"]},
                       {"name": "d", "kind": "auto"}]}
@@ -80,10 +80,7 @@ def test_the_date_refinement_is_on_the_ledger_at_the_plans_rho(tmp_path: Path) -
     job, plan, stage = _job(tmp_path, table, SCHEMA)
     _, ledger = _resolve(job, plan, stage, table, 0)
     z = plan.noise["noise_multiplier"]
-    dated = [e for e in ledger.events if e.label.startswith(DATE_REFINE_LABEL)]
-    assert len(dated) == 1 and isinstance(dated[0], DiscreteGaussianEvent)
-    assert dated[0].noise_multiplier == pytest.approx(date_refine_multiplier(z))
-    assert dated[0].count == 1
+    the_one_event(ledger, DATE_REFINE_LABEL, date_refine_multiplier(z))
     assert not [e for e in ledger.events if "heaps of d" in e.label]
     spent = sum(zcdp_rho(e) for e in ledger.events if isinstance(e, DiscreteGaussianEvent))
     assert spent == pytest.approx(plan.rho, rel=1e-9)

@@ -21,7 +21,7 @@ from synthpriv.privacy.randomness import RandomSource
 from synthpriv.privacy.refine import SHARP, located_bar
 from synthpriv.privacy.weekdays import decided_weekdays
 from tests.privacy.test_heap_discovery import _job
-from tests.privacy.test_noise_scales import assert_noise_scale
+from tests.privacy.test_noise_scales import assert_noise_scale, the_one_event
 
 SCHEMA = {"columns": [{"name": "g", "kind": "categorical", "categories": ["a", "b"]},
                       {"name": "d", "kind": "auto"}]}
@@ -71,10 +71,7 @@ def test_the_weekday_histogram_is_on_the_ledger_at_the_plans_rho(tmp_path: Path)
     job, plan, stage = _job(tmp_path, table, SCHEMA)
     _, ledger = _resolve(job, plan, stage, table, 0)
     z = plan.noise["noise_multiplier"]
-    weekdays = [e for e in ledger.events if e.label.startswith(WEEKDAY_LABEL)]
-    assert len(weekdays) == 1 and isinstance(weekdays[0], DiscreteGaussianEvent)
-    assert weekdays[0].noise_multiplier == pytest.approx(REFINE_NOISE_FACTOR * z)
-    assert weekdays[0].count == 1
+    the_one_event(ledger, WEEKDAY_LABEL, REFINE_NOISE_FACTOR * z)
     spent = sum(zcdp_rho(e) for e in ledger.events if isinstance(e, DiscreteGaussianEvent))
     assert spent == pytest.approx(plan.rho, rel=1e-9)
 

@@ -48,6 +48,18 @@ def variance_interval(cells: int, level: float = 1e-4) -> tuple[float, float]:
     return chi2.ppf(level / 2) / (cells - 1), chi2.ppf(1 - level / 2) / (cells - 1)
 
 
+def the_one_event(ledger, label: str, multiplier: float):
+    """The ledger's one DiscreteGaussianEvent whose label starts with ``label``, asserted to be
+    the only such event, at ``multiplier`` and for one histogram (count 1)."""
+    from synthpriv.privacy.accountant import DiscreteGaussianEvent
+
+    events = [e for e in ledger.events if e.label.startswith(label)]
+    assert len(events) == 1 and isinstance(events[0], DiscreteGaussianEvent)
+    assert events[0].noise_multiplier == pytest.approx(multiplier)
+    assert events[0].count == 1
+    return events[0]
+
+
 def assert_noise_scale(errors: np.ndarray, sigma: float) -> None:
     """``errors`` (noisy − exact counts, pooled over draws) have the variance σ² (chi-square
     interval at ``variance_interval``'s level) and mean 0 (within 4 standard errors): the
