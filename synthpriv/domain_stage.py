@@ -61,7 +61,7 @@ from synthpriv.kinds import (
     number_cells,
     singletons,
 )
-from synthpriv.list_adoption import list_decision
+from synthpriv.list_adoption import list_decision, membership
 from synthpriv.privacy.accountant import Ledger
 from synthpriv.privacy.bounds import (
     MIN_EXPONENT,
@@ -340,8 +340,10 @@ class DomainStage(Stage):
             if test is not None:
                 found[name]["adopted_list"]["test"] = {
                     "in_list": test.in_list, "sigma": test.sigma, "bar": test.bar}
-            if name in self.present:
-                self.kept_shares[name] = kept_share(kept, self.present[name])
+            if name in self.present:  # an adopted list keeps every listed value, not only S
+                held = (sum(kept.values()) if listed is None
+                        else membership(listed, noisy, column_sigma).in_list)
+                self.kept_shares[name] = kept_share(held, self.present[name])
         named = {}  # per heap column, its round values named from its DP bounds and shape
         for name, counter in heap_counts.items():
             named[name] = round_candidates(schema.column(name), found[name])
@@ -800,13 +802,16 @@ def bucket_entries(column: NumericColumn, domain: dict, noisy: np.ndarray, sigma
             for lo, hi, count in carried] or None
 
 
-def kept_share(kept: dict[str, int], present: float) -> float:
-    """The share of a column's non-empty cells its kept values hold, from DP outputs only: their
-    noisy counts (``category_selection``) over the noisy non-empty total ``present`` (the column's
-    kind histogram), clipped to [0, 1]. Noise: σ·√k above, kind σ·√len(CLASSES) below."""
+def kept_share(held: float, present: float) -> float:
+    """The share of a column's non-empty cells its kept values hold, from DP outputs only: the
+    sum of their noisy counts ``held`` (``category_selection``'s kept values, σ·√k; or, when a
+    public list was adopted, every listed value's named count, σ·√|L|: the list keeps them all,
+    so the share of S alone said "about 0 %" of a State column adopted whole — hhs_breaches)
+    over the noisy non-empty total ``present`` (the column's kind histogram, kind σ·√len(CLASSES)),
+    clipped to [0, 1]."""
     if present <= 0:
         return 0.0
-    return float(min(1.0, max(0.0, sum(kept.values()) / present)))
+    return float(min(1.0, max(0.0, held / present)))
 
 
 @dataclass
@@ -946,7 +951,9 @@ def domain_lines(declared: Schema, resolved: Schema,
             shown = ", ".join(chosen.categories[:5]) + (", …" if len(chosen.categories) > 5 else "")
             domain = f"{len(chosen.categories)} categories kept ({shown or 'none: all missing'})"
             if (adopted := chosen.adopted_list) is not None:
-                domain = (f"{adopted.discovered} discovered categories, all in {adopted.name}: "
+                found = adopted.discovered
+                domain = (f"{found} discovered categor{'y' if found == 1 else 'ies'}, "
+                          f"all in {adopted.name}: "
                           f"categories = its {len(list_values(adopted.name))} values")
                 if (test := adopted.test) is not None:
                     domain = (f"no category discovered; membership test: about "

@@ -8,12 +8,14 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 import yaml
 
 from synthpriv.config import load_job
 from synthpriv.domain_stage import LOST_MOST, DomainStage, domain_lines
 from synthpriv.kinds import CLASSES
 from synthpriv.privacy.randomness import RandomSource
+from synthpriv.public_lists import list_values
 from synthpriv.runner import run_job
 
 ROWS = 2_000
@@ -30,13 +32,17 @@ def _table() -> pd.DataFrame:
                          "size": rng.integers(0, 100, ROWS)})
 
 
-def _run(folder: Path, seed: int):
+def _run(folder: Path, seed: int, table: pd.DataFrame | None = None,
+         columns: list[dict] | None = None, epsilon: float = 1.0):
+    """``table`` (``_table()`` by default: every column auto) through a run of the independent
+    recipe; the job, the result and its domain stage."""
     folder.mkdir(parents=True, exist_ok=True)
-    _table().to_csv(folder / "train.csv", index=False)
-    schema = {"columns": [{"name": n, "kind": "auto"} for n in ("town", "colour", "size")]}
-    (folder / "schema.yaml").write_text(yaml.safe_dump(schema))
+    (_table() if table is None else table).to_csv(folder / "train.csv", index=False)
+    columns = columns or [{"name": n, "kind": "auto"} for n in ("town", "colour", "size")]
+    (folder / "schema.yaml").write_text(yaml.safe_dump({"columns": columns}))
     config = {"name": "kept", "data": {"path": "train.csv", "schema": "schema.yaml"},
-              "budget": {"epsilon": 1.0, "delta": 1e-6}, "pipeline": {"recipe": "independent"},
+              "budget": {"epsilon": epsilon, "delta": 1e-6},
+              "pipeline": {"recipe": "independent"},
               "evaluation": {"enabled": False}, "output": {"dir": str(folder / "out")}}
     (folder / "job.yaml").write_text(yaml.safe_dump(config))
     job = load_job(folder / "job.yaml")
@@ -88,3 +94,32 @@ def test_run_prints_the_estimates(tmp_path: Path, capsys) -> None:
     shown = capsys.readouterr().out
     assert "of its non-empty cells (DP estimate)" in shown
     assert "DP discovery kept values holding less than 50% of the non-empty cells of town" in shown
+
+
+@pytest.mark.parametrize("big", [0, 800])
+def test_an_adopted_list_holds_every_listed_value_not_only_the_discovered_ones(
+        tmp_path: Path, big: int) -> None:
+    """40 state codes of 35 rows each (every one below the discovery threshold), and CA with
+    ``big`` more rows. big = 0: nothing is discovered and the membership test adopts the list;
+    big = 800: CA alone is discovered (about 38 % of the cells) and the list is adopted from it.
+    Either way the column keeps all 57 codes, so the share its kept values hold is the listed
+    values' noisy sum over the noisy total (about 1), not S's (0 or 0.38), and no warning says
+    most was lost — as the run said of hhs_breaches' State: "holding about 0 %" and a WARNING."""
+    codes = list_values("us_state_code")[:40]
+    cells = [c for c in codes for _ in range(35)] + ["CA"] * big
+    table = pd.DataFrame({"State": cells, "size": [i % 100 for i in range(len(cells))]})
+    columns = [{"name": "State", "kind": "auto", "lists": ["us_state_code"]},
+               {"name": "size", "kind": "integer", "lower": 0, "upper": 99}]
+    job, result, stage = _run(tmp_path, 1, table, columns, epsilon=0.5)
+    state = result.job.schema.column("State")
+    assert state.adopted_list is not None and state.adopted_list.name == "us_state_code"
+    assert (state.adopted_list.test is None) == (big > 0)
+    share = stage.kept_shares["State"]
+    if state.adopted_list.test is not None:  # the test's sum is the held count, exactly
+        assert share == pytest.approx(min(1.0, state.adopted_list.test.in_list
+                                          / stage.present["State"]))
+    # the estimate's sd (57 named counts at σ, the kind total) is 0.1–0.2 of these rows: checked
+    # against the warning line, which S's share alone (0 or 0.38) is below
+    assert share >= LOST_MOST
+    lines = domain_lines(job.schema, result.job.schema, stage.kept_shares)
+    assert not any("DP discovery kept values" in line for line in lines)
