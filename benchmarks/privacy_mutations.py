@@ -85,12 +85,6 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("tests/marginals/test_adaptive_privacy.py",),
         "(b) bins and merged categories chosen from the exact 1-way counts"),
     Mutation(
-        "tail-total-true-n", "synthpriv/marginals/stage.py",
-        "schema, data.domain, one_way, records, max_bins=self.options.max_bins,",
-        "schema, data.domain, one_way, float(fine.records), max_bins=self.options.max_bins,",
-        ("tests/marginals/test_noise_tails.py",),
-        "(b) the adaptive domain, and the tails test's shortfall (``_noise_tails``), from the true n"),
-    Mutation(
         "exact-decoding-masses", "synthpriv/marginals/stage.py",
         "            bins)\n        if not total.changed:",
         "            bins)\n        total = __import__('dataclasses').replace(total, masses={a: "

@@ -440,7 +440,7 @@ def tail_masses(
     if not beyond.any():
         return fitted_masses(noisy, total), beyond
     fit = _fit_beyond(noisy, sigma, beyond, widths)
-    empty = beyond & ((fit <= 0) | _noise_tails(noisy, fit, sigma, beyond, widths, total))
+    empty = beyond & (fit <= 0)
     if bounds_alone and len(noisy) > 2:  # a bound's own cell next to an empty tail: no pile
         for end, inward in ((0, 1), (len(noisy) - 1, len(noisy) - 2)):
             if empty[inward] and noisy[end] < SIGNIFICANT * sigma[end]:
@@ -448,47 +448,6 @@ def tail_masses(
     mass = np.zeros(len(noisy))
     mass[~empty] = fitted_masses(fit[~empty], total)
     return mass, beyond
-
-
-TAIL_SIGNIFICANCE = SIGNIFICANT  # a fitted tail is kept when its χ̄² passes this many σ, squared
-
-
-def _noise_tails(noisy: np.ndarray, fit: np.ndarray, sigma: np.ndarray, beyond: np.ndarray,
-                 widths: np.ndarray | None, total: float) -> np.ndarray:
-    """The fitted cells (``_fit_beyond``: one-value cells of a continuous column are not) of
-    each side beyond the bulk whose fit as a whole is not told apart from an empty tail: the
-    likelihood-ratio statistic of "every cell holds 0" against the non-increasing,
-    non-negative fit, χ̄² = Σ (max(fit, 0)/σ)² over the side's cells (Robertson, Wright &
-    Dykstra 1988, ch. 2: under the null it is a mixture of χ²_l over the number l of positive
-    blocks, mostly l ≤ 2, so P(χ̄² ≥ 9) ≤ P(χ²_2 ≥ 9) ≈ 1.1 % a side), below
-    ``TAIL_SIGNIFICANCE``² (MST's 3σ rule). Such a side is estimated empty: the positive part
-    of an isotonic fit of pure noise (σ√k over k cells pooled) otherwise stayed as rows beyond
-    the data (ISLP OJ: a fake store 5-6 at 8 % where the real ones are 0-4; `WeekofPurchase`
-    13 % at 384-511 where the data end at 278; benchmarks/README.md, "emptymass"). A real
-    tail starts next to the bulk's last cell above 3σ, so its first cells weigh about 9 alone;
-    one below it in all is lost to the bulk (its rows go to the other cells, total kept).
-
-    The statistic adds the rows the bulk leaves for the tails: the column's ``total`` (n̂ less
-    its missing count, far less noisy than a cell; its own noise neglected) less the bulk's
-    noisy sum, D, whose noise (σ_D² the bulk cells' variances added) is independent of the
-    tail cells': (max(D, 0)/σ_D)² joins each side's χ̄² (under the null one more χ²_1 half the
-    time: P(≥ 9) ≤ P(χ²_3 ≥ 9) ≈ 3 %). Tested alone, a flat column with one cell above 3σ had
-    almost all its rows "beyond the bulk" read as noise (OJ's `LoyalCH`, seed 2: 7 cells of
-    ~100 rows at σ 66; the bulk took 600 rows, KS 0.22 → 0.71), and `PriceCH` lost its 330
-    rows below 1.86 (two cells of ~1.5σ; D = 2.75σ_D). Post-processing of the noisy counts,
-    the DP total and the public σ."""
-    widths = np.ones(len(noisy)) if widths is None else np.asarray(widths, dtype=float)
-    spread = widths > POINT_WIDTH * widths.max()
-    noise = np.zeros(len(noisy), dtype=bool)
-    bulk = ~beyond
-    short = max(total - float(noisy[bulk].sum()), 0.0)
-    left = np.square(short) / max(float(np.sum(np.square(sigma[bulk]))), 1e-12)
-    for side in _outward(noisy, sigma, beyond):
-        side = side[spread[side]]
-        tail = float(np.sum(np.square(np.maximum(fit[side], 0.0) / sigma[side])))
-        if tail + left < TAIL_SIGNIFICANCE ** 2:
-            noise[side] = True
-    return noise
 
 
 def missing_measured(measurement: Measurement) -> bool:
