@@ -70,6 +70,15 @@ The read-out (``read_bounds``), a DP quantile on the noisy histogram's CDF:
    with probability ≤ MIRROR_SHARE · column_false_occupancy (union bound), so a non-negative
    column gets a negative bound from it 10× less often than a false far bucket.
    Post-processing of the same histogram: no budget, no event;
+1d'. *across zero on a small table* (``thin_spread``): when that test fails on a support that
+   spreads over more than one octave and in whose buckets the noise may hide more than
+   CLIP_SHARE of its mass (the guard's conditions, step 3; not a few codes), the same windows
+   are tested at ``across_threshold`` (2.97σ√w: pure noise passes with probability ≤ FALSE_TAIL,
+   0.6 %, the tail rule's per-side rate). ISLP OJ's PriceDiff (1,070 rows, 22 % negative over
+   4 octaves, σ = 44) scores ≈ 2.6σ√w there: its negatives never reached the mirror's 4.7σ and
+   were clipped onto 0 or 0.125 (32 % of the release at 0.13). A non-negative small-table column
+   gets a negative bound at that rate (3 of 400 draws, benchmarks/README.md "signedbounds").
+   Post-processing of the same histogram: no budget, no event;
 1e. *tail windows* (``spread_tails``): once the tail rule stops on a side, the windows of the
    next 2, 4 and 8 buckets beyond it (TAIL_WINDOWS, never across zero) are tested on their
    noisy sum; the narrowest reaching ``tail_threshold``·σ√w (2.87) joins the support, the tail
@@ -83,9 +92,10 @@ The read-out (``read_bounds``), a DP quantile on the noisy histogram's CDF:
    cumulative mass passes CLIP_SHARE (0.5 %) from each end: at most that share of the noisy
    kept mass is clipped on each side by choice;
 3. *guard*: a side whose edge was set by the noise rather than by the quantile (nothing was
-   trimmed there) is widened when the column spreads over more than one octave (the thresholds
-   show two buckets or more, or the support spans three: one false 2.5σ pass next to a year
-   column's one bucket must not count) and the tail the noise
+   trimmed there) is widened when the column spreads over more than one octave (``spread``: the thresholds
+   show two buckets or more, or the support spans three, or two of its buckets hold ≥
+   SPREAD_NOISE·σ = 3σ: one false 2.5σ pass next to a year column's one bucket must not count)
+   and the tail the noise
    may hide there (up to EXTEND_NOISE·σ rows a bucket) exceeds CLIP_SHARE of the noisy total —
    on small tables, not on large ones: by one bucket away from zero (an upper bound doubles),
    and towards zero down to 0 itself, never across it (a positive column's lower bound becomes
@@ -173,6 +183,14 @@ MIRROR_SHARE = 0.1
 # The mirror windows tested: the mirror of the support's span, and it one bucket wider towards
 # zero, away from zero, or both (a side of fewer rows, or shifted by an octave, still shows).
 MIRROR_WIDENINGS = 4
+# The guard's "more than one octave" (``spread``) also holds when two buckets of the support show
+# ≥ SPREAD_NOISE·σ: an empty bucket next to a one-octave column (a year) passes 3σ with
+# probability Φ(−3) ≈ 0.13 % (the tail rule's 2.5σ: 0.6 %), so a one-octave column counts as
+# spread by a false neighbour at most that often. ISLP OJ's PriceDiff (1,070 rows, σ = 44) showed
+# [0.25, 0.5) alone to the core and [0.125, 0.25) at 3.3-5σ to the tail rule in 6 of 10 seeds:
+# not spread, its lower bound stayed 0.125 and 37 % of its rows were clipped onto it. Arithmetic
+# (a rate below the tail rule's), not tuned on that table.
+SPREAD_NOISE = 3.0
 # The tail windows (read-out step 1e, ``spread_tails``): beyond each side of the support, the
 # next 2, 4 and 8 buckets, each tested on its noisy sum; a heavy tail spread over several
 # octaves (each below the tail rule's 2.5σ) shows in their sum. Pure noise beyond a side passes
@@ -472,13 +490,49 @@ def support(noisy: np.ndarray, sigma: float,
     kept = origin(noisy, sigma, columns, present, middle)
     if not kept.any():
         return kept
+    shown = np.flatnonzero(kept)
     evident = noisy >= EXTEND_NOISE * sigma
     kept = _grown(kept, evident, middle)
     if buckets is None or isinstance(buckets, Buckets):  # years have no sign to mirror
         other = mirrored(noisy, sigma, kept, middle, columns)
+        if not other.any() and thin_spread(noisy, sigma, kept, shown, buckets):
+            other = mirrored(noisy, sigma, kept, middle, columns, across_threshold())
         if other.any():
             kept |= _grown(other, evident, middle)
     return spread_tails(noisy, sigma, kept, middle)
+
+
+def thin_spread(noisy: np.ndarray, sigma: float, kept: np.ndarray, shown: np.ndarray,
+                buckets: Buckets | None) -> bool:
+    """Whether a support (``kept``, grown from the ``origin`` buckets ``shown``) is what step
+    1d' tests across zero at ``across_threshold``:
+    the noise may hide more than CLIP_SHARE of its noisy mass in one bucket (EXTEND_NOISE·σ >
+    CLIP_SHARE × the kept noisy total: a small table, where the guard of step 3 would widen its
+    sides), it spreads over more than one octave (``spread``), and it is not a few codes (an
+    integer support of at most CODE_VALUES whole values: a 1-7 scale must not draw negatives).
+    Post-processing of the noisy histogram."""
+    noisy = np.asarray(noisy, dtype=float)
+    total = float(np.maximum(noisy[kept], 0.0).sum())
+    if not kept.any() or EXTEND_NOISE * sigma <= CLIP_SHARE * total:
+        return False
+    occupied = np.flatnonzero(kept)
+    if buckets is not None and buckets.kind == "integer" and (
+            buckets.value_range(int(occupied[-1]))[1]
+            - buckets.value_range(int(occupied[0]))[0] + 1 <= CODE_VALUES):
+        return False
+    return spread(noisy, sigma, kept, shown)
+
+
+def spread(noisy: np.ndarray, sigma: float, kept: np.ndarray, shown: np.ndarray) -> bool:
+    """Whether a column spreads over more than one octave as the noise lets us see it (the
+    guard's test, step 3): the thresholds show two buckets or more (``shown``, the ``origin``'s
+    buckets), or the support (``kept``) spans three, or two of its buckets hold ≥ SPREAD_NOISE·σ.
+    One false tail pass next to a one-octave column (a year) must not count: a 2.5σ pass next to
+    it is what noise gives 0.6 % of empty buckets, a 3σ one 0.13 %. Post-processing."""
+    occupied = np.flatnonzero(kept)
+    noisy = np.asarray(noisy, dtype=float)
+    return bool(shown[-1] > shown[0] or occupied[-1] - occupied[0] >= 2
+                or np.count_nonzero(noisy[kept] >= SPREAD_NOISE * sigma) >= 2)
 
 
 def _grown(kept: np.ndarray, evident: np.ndarray, middle: int | None) -> np.ndarray:
@@ -572,8 +626,18 @@ def mirror_threshold(columns: int, windows: int = 1) -> float:
     return float(norm.isf(MIRROR_SHARE * column_false_occupancy(columns) / windows))
 
 
+@functools.lru_cache(maxsize=8)  # public figures only
+def across_threshold(windows: int = MIRROR_WIDENINGS) -> float:
+    """How many of its σ (σ√w) a mirror window's noisy sum must reach when the support is a
+    ``thin_spread`` one (step 1d'): pure noise passes any of the ``windows`` with probability ≤
+    FALSE_TAIL (union bound; 2.97 for 4 windows), the tail rule's per-side rate."""
+    from scipy.stats import norm
+
+    return float(norm.isf(FALSE_TAIL / windows))
+
+
 def mirrored(noisy: np.ndarray, sigma: float, kept: np.ndarray, zero: int,
-             columns: int = 1) -> np.ndarray:
+             columns: int = 1, threshold: float | None = None) -> np.ndarray:
     """The other sign's buckets of a support that lies on one side of zero (module docstring,
     step 1d): the best-scoring (noisy sum / σ√w) of the MIRROR_WIDENINGS windows around the
     mirror of its span (the same magnitudes, the other sign; as is, or one bucket wider towards
@@ -603,7 +667,9 @@ def mirrored(noisy: np.ndarray, sigma: float, kept: np.ndarray, zero: int,
         score = noisy[start:stop + 1].sum() / (sigma * math.sqrt(stop - start + 1))
         if score > best:
             best, chosen = score, (start, stop)
-    if chosen is None or best < mirror_threshold(columns, MIRROR_WIDENINGS):
+    if threshold is None:
+        threshold = mirror_threshold(columns, MIRROR_WIDENINGS)
+    if chosen is None or best < threshold:
         return out
     low, high = chosen
     window = noisy[low:high + 1]
@@ -633,7 +699,7 @@ def read_bounds(noisy: np.ndarray, sigma: float, buckets: Buckets | YearBuckets,
     # more than one octave: the thresholds show two buckets or more, or the support spans three
     # (one false tail pass next to a one-octave column — a year — must not count as spread)
     shown = np.flatnonzero(origin(noisy, sigma, columns, present, middle))
-    spread = shown[-1] > shown[0] or occupied[-1] - occupied[0] >= 2
+    spreads = spread(noisy, sigma, kept > 0, shown)
     hidden = EXTEND_NOISE * sigma > CLIP_SHARE * total  # a tail the noise hides may be too large
     # a few codes: away from zero, clipping lands on a value the column holds (CODE_VALUES)
     codes = isinstance(buckets, Buckets) and buckets.kind == "integer" and (
@@ -644,11 +710,11 @@ def read_bounds(noisy: np.ndarray, sigma: float, buckets: Buckets | YearBuckets,
     # a count's hidden 0s and 1s: down to 0 adds at most a few values, not a year's 2,000)
     if hidden and not trimmed[0] and first > 0 and first != middle:
         towards = middle is not None and first > middle
-        if (spread and not codes) or (towards and (spread or codes)):
+        if (spreads and not codes) or (towards and (spreads or codes)):
             first, guarded[0] = (middle if towards else first - 1), True
     if hidden and not trimmed[1] and last < len(kept) - 1 and last != middle:
         towards = middle is not None and last < middle
-        if (spread and not codes) or (towards and (spread or codes)):
+        if (spreads and not codes) or (towards and (spreads or codes)):
             last, guarded[1] = (middle if towards else last + 1), True
     lower = 0.0 if guarded[0] and first == middle else buckets.value_range(first)[0]
     upper = 0.0 if guarded[1] and last == middle else buckets.value_range(last)[1]

@@ -110,8 +110,9 @@ def test_the_guard_keeps_a_hidden_tail_off_the_bound_on_a_small_table() -> None:
         lowers.append(reading.lower)
     assert np.mean(high) <= 0.5 * np.mean(unguarded) and np.mean(high) <= 0.07
     assert np.mean(guarded) >= 0.8
-    # towards zero the guard goes to 0 itself (never across): nothing is clipped below
-    assert min(lowers) == 0.0 and np.mean(np.array(lowers) == 0.0) >= 0.8
+    # towards zero the guard goes to 0 itself (never across; only step 1d' crosses, at its
+    # stated rate of FALSE_TAIL: 3 of 400 draws, test_bounds_signed): nothing is clipped below
+    assert np.mean(np.array(lowers) < 0) <= 0.02 and np.mean(np.array(lowers) == 0.0) >= 0.8
 
 
 def test_a_column_within_one_octave_keeps_its_range() -> None:
@@ -126,9 +127,10 @@ def test_a_column_within_one_octave_keeps_its_range() -> None:
             (1024.0, 2047.0), (512.0, 2047.0), (1024.0, 4095.0)}  # ±1 bucket: a false tail pass
     readings = [read_bounds(_noisy(years, buckets, sigma, s), sigma, buckets) for s in range(100)]
     assert np.mean([(r.lower, r.upper) == (1024.0, 2047.0) for r in readings]) >= 0.9
-    # a false tail pass next to the years widens by that bucket only: no guard on top of it
+    # a false tail pass next to the years (≥ 2.5σ, < SPREAD_NOISE·σ) widens by that bucket
+    # only: no guard on top of it
     noisy = buckets.counts(years).astype(float)
-    noisy[int(buckets.index(np.array([3000.0]))[0])] = 3 * sigma
+    noisy[int(buckets.index(np.array([3000.0]))[0])] = 2.8 * sigma
     reading = read_bounds(noisy, sigma, buckets)
     assert (reading.lower, reading.upper, reading.guarded) == (1024.0, 4095.0, (False, False))
     lien_readings = [read_bounds(_noisy(liens, buckets, sigma, s), sigma, buckets)
