@@ -497,19 +497,19 @@ MUTATIONS: tuple[Mutation, ...] = (
         "of zeros seeds the noise next to zero and gets fake values"),
     Mutation(
         "bounds-mirror-tail-threshold", "synthpriv/privacy/bounds.py",
-        "threshold = mirror_threshold(columns, MIRROR_WIDENINGS)",
-        "threshold = EXTEND_NOISE",
+        "if chosen is None or best < mirror_threshold(columns, MIRROR_WIDENINGS):",
+        "if chosen is None or best < EXTEND_NOISE:",
         ("tests/privacy/test_bounds_mirror.py",),
         "step 1d's mirror test at the tail rule's 2.5σ√w: pure noise on the other sign passes "
         "at ≈ 4·Φ(−2.5) ≈ 2 %, so counts and amounts get negative bounds and values"),
     Mutation(
-        "bounds-across-zero-ungated", "synthpriv/privacy/bounds.py",
-        "if not other.any() and thin_spread(noisy, sigma, kept, shown, buckets):",
-        "if not other.any():",
-        ("tests/privacy/test_bounds_signed.py",),
-        "step 1d' (the mirror at the tail rule's rate) run on every one-signed support, not only "
-        "a thin, spread one on a small table: a large table's counts, and 1-7 scales, get "
-        "negative bounds from noise at ≈ 0.6 % a column"),
+        "bounds-spread-at-tail-rule", "synthpriv/privacy/bounds.py",
+        "or np.count_nonzero(noisy[kept] >= SPREAD_NOISE * sigma) >= 2)",
+        "or np.count_nonzero(noisy[kept] >= EXTEND_NOISE * sigma) >= 2)",
+        ("tests/privacy/test_bounds_signed.py", "tests/privacy/test_bounds_readout.py"),
+        "the guard's octave test counts any two buckets the tail rule kept (≥ 2.5σ): a false "
+        "tail pass next to a one-octave column (a year, 0.6 % of draws a side) widens it to "
+        "[0, 2^k] and its cells draw values from noise"),
     Mutation(
         "bounds-tail-window-no-sqrt", "synthpriv/privacy/bounds.py",
         "if window.sum() >= threshold * sigma * math.sqrt(w):",

@@ -70,15 +70,6 @@ The read-out (``read_bounds``), a DP quantile on the noisy histogram's CDF:
    with probability ≤ MIRROR_SHARE · column_false_occupancy (union bound), so a non-negative
    column gets a negative bound from it 10× less often than a false far bucket.
    Post-processing of the same histogram: no budget, no event;
-1d'. *across zero on a small table* (``thin_spread``): when that test fails on a support that
-   spreads over more than one octave and in whose buckets the noise may hide more than
-   CLIP_SHARE of its mass (the guard's conditions, step 3; not a few codes), the same windows
-   are tested at ``across_threshold`` (2.97σ√w: pure noise passes with probability ≤ FALSE_TAIL,
-   0.6 %, the tail rule's per-side rate). ISLP OJ's PriceDiff (1,070 rows, 22 % negative over
-   4 octaves, σ = 44) scores ≈ 2.6σ√w there: its negatives never reached the mirror's 4.7σ and
-   were clipped onto 0 or 0.125 (32 % of the release at 0.13). A non-negative small-table column
-   gets a negative bound at that rate (3 of 400 draws, benchmarks/README.md "signedbounds").
-   Post-processing of the same histogram: no budget, no event;
 1e. *tail windows* (``spread_tails``): once the tail rule stops on a side, the windows of the
    next 2, 4 and 8 buckets beyond it (TAIL_WINDOWS, never across zero) are tested on their
    noisy sum; the narrowest reaching ``tail_threshold``·σ√w (2.87) joins the support, the tail
@@ -188,8 +179,8 @@ MIRROR_WIDENINGS = 4
 # probability Φ(−3) ≈ 0.13 % (the tail rule's 2.5σ: 0.6 %), so a one-octave column counts as
 # spread by a false neighbour at most that often. ISLP OJ's PriceDiff (1,070 rows, σ = 44) showed
 # [0.25, 0.5) alone to the core and [0.125, 0.25) at 3.3-5σ to the tail rule in 6 of 10 seeds:
-# not spread, its lower bound stayed 0.125 and 37 % of its rows were clipped onto it. Arithmetic
-# (a rate below the tail rule's), not tuned on that table.
+# not spread, its lower bound stayed 0.125 and 37 % of its rows were clipped onto it (32 % of the
+# release at 0.13). Arithmetic (a rate below the tail rule's), not tuned on that table.
 SPREAD_NOISE = 3.0
 # The tail windows (read-out step 1e, ``spread_tails``): beyond each side of the support, the
 # next 2, 4 and 8 buckets, each tested on its noisy sum; a heavy tail spread over several
@@ -490,37 +481,13 @@ def support(noisy: np.ndarray, sigma: float,
     kept = origin(noisy, sigma, columns, present, middle)
     if not kept.any():
         return kept
-    shown = np.flatnonzero(kept)
     evident = noisy >= EXTEND_NOISE * sigma
     kept = _grown(kept, evident, middle)
     if buckets is None or isinstance(buckets, Buckets):  # years have no sign to mirror
         other = mirrored(noisy, sigma, kept, middle, columns)
-        if not other.any() and thin_spread(noisy, sigma, kept, shown, buckets):
-            other = mirrored(noisy, sigma, kept, middle, columns, across_threshold())
         if other.any():
             kept |= _grown(other, evident, middle)
     return spread_tails(noisy, sigma, kept, middle)
-
-
-def thin_spread(noisy: np.ndarray, sigma: float, kept: np.ndarray, shown: np.ndarray,
-                buckets: Buckets | None) -> bool:
-    """Whether a support (``kept``, grown from the ``origin`` buckets ``shown``) is what step
-    1d' tests across zero at ``across_threshold``:
-    the noise may hide more than CLIP_SHARE of its noisy mass in one bucket (EXTEND_NOISE·σ >
-    CLIP_SHARE × the kept noisy total: a small table, where the guard of step 3 would widen its
-    sides), it spreads over more than one octave (``spread``), and it is not a few codes (an
-    integer support of at most CODE_VALUES whole values: a 1-7 scale must not draw negatives).
-    Post-processing of the noisy histogram."""
-    noisy = np.asarray(noisy, dtype=float)
-    total = float(np.maximum(noisy[kept], 0.0).sum())
-    if not kept.any() or EXTEND_NOISE * sigma <= CLIP_SHARE * total:
-        return False
-    occupied = np.flatnonzero(kept)
-    if buckets is not None and buckets.kind == "integer" and (
-            buckets.value_range(int(occupied[-1]))[1]
-            - buckets.value_range(int(occupied[0]))[0] + 1 <= CODE_VALUES):
-        return False
-    return spread(noisy, sigma, kept, shown)
 
 
 def spread(noisy: np.ndarray, sigma: float, kept: np.ndarray, shown: np.ndarray) -> bool:
@@ -626,18 +593,8 @@ def mirror_threshold(columns: int, windows: int = 1) -> float:
     return float(norm.isf(MIRROR_SHARE * column_false_occupancy(columns) / windows))
 
 
-@functools.lru_cache(maxsize=8)  # public figures only
-def across_threshold(windows: int = MIRROR_WIDENINGS) -> float:
-    """How many of its σ (σ√w) a mirror window's noisy sum must reach when the support is a
-    ``thin_spread`` one (step 1d'): pure noise passes any of the ``windows`` with probability ≤
-    FALSE_TAIL (union bound; 2.97 for 4 windows), the tail rule's per-side rate."""
-    from scipy.stats import norm
-
-    return float(norm.isf(FALSE_TAIL / windows))
-
-
 def mirrored(noisy: np.ndarray, sigma: float, kept: np.ndarray, zero: int,
-             columns: int = 1, threshold: float | None = None) -> np.ndarray:
+             columns: int = 1) -> np.ndarray:
     """The other sign's buckets of a support that lies on one side of zero (module docstring,
     step 1d): the best-scoring (noisy sum / σ√w) of the MIRROR_WIDENINGS windows around the
     mirror of its span (the same magnitudes, the other sign; as is, or one bucket wider towards
@@ -667,9 +624,7 @@ def mirrored(noisy: np.ndarray, sigma: float, kept: np.ndarray, zero: int,
         score = noisy[start:stop + 1].sum() / (sigma * math.sqrt(stop - start + 1))
         if score > best:
             best, chosen = score, (start, stop)
-    if threshold is None:
-        threshold = mirror_threshold(columns, MIRROR_WIDENINGS)
-    if chosen is None or best < threshold:
+    if chosen is None or best < mirror_threshold(columns, MIRROR_WIDENINGS):
         return out
     low, high = chosen
     window = noisy[low:high + 1]
