@@ -503,6 +503,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "step 1d's mirror test at the tail rule's 2.5σ√w: pure noise on the other sign passes "
         "at ≈ 4·Φ(−2.5) ≈ 2 %, so counts and amounts get negative bounds and values"),
     Mutation(
+        "bounds-spread-at-tail-rule", "synthpriv/privacy/bounds.py",
+        "or np.count_nonzero(noisy[kept] >= SPREAD_NOISE * sigma) >= 2)",
+        "or np.count_nonzero(noisy[kept] >= EXTEND_NOISE * sigma) >= 2)",
+        ("tests/privacy/test_bounds_signed.py", "tests/privacy/test_bounds_readout.py"),
+        "the guard's octave test counts any two buckets the tail rule kept (≥ 2.5σ): a false "
+        "tail pass next to a one-octave column (a year, 0.6 % of draws a side) widens it to "
+        "[0, 2^k] and its cells draw values from noise"),
+    Mutation(
         "bounds-tail-window-no-sqrt", "synthpriv/privacy/bounds.py",
         "if window.sum() >= threshold * sigma * math.sqrt(w):",
         "if window.sum() >= threshold * sigma:",
