@@ -17,8 +17,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 from scipy import stats
 
+from synthpriv import runner
+from synthpriv.config import load_job
 from synthpriv.evaluation import release_audit as ra
 from synthpriv.marginals import compress
 
@@ -71,10 +74,34 @@ def test_the_tables_are_neighbours(settings) -> None:
         assert "seed" not in s.config(Path("d.csv"), Path("o"))
 
 
-def test_a_few_runs_score_every_released_file(settings, bench) -> None:
+def _exact_reading(release: ra.Release, s: ra.ReleaseSetting, with_canary: bool) -> float:
+    """The mass view's reading when model.npz holds the exact counts (the planted exact_masses):
+    the canary cell's exact count plus what the other fine cells of its coarse cell gave up to
+    it. ``compress.compose`` (``spread_lone_noise``) pools a lone cell that is not significant
+    into its coarse cell's other cells, and when it is that coarse cell's only taker (a coarse
+    cell {heap, neighbour}: the noisy grouping makes one about 0.5 % of runs a side), into the
+    heap: the neighbour's exact row is released on the heap and the neighbour at 0
+    (benchmarks/README.md, "auditflake"). Each coarse cell's total is kept, so this is exact."""
+    column = s.names.index(s.column)
+    rows = s.rows + ((s.canary,) * s.canary_rows if with_canary else ())
+    coarsened = release.coarsening(s.column)
+    assert coarsened is not None, "the point-mass column is always coarsened"
+    mapping, mass = coarsened  # one fine cell per value 0..values-1 (``point_mass``)
+    exact = np.bincount([row[column] for row in rows], minlength=len(mapping)).astype(float)
+    v = s.canary[column]
+    mates = mapping == mapping[v]
+    mates[v] = False
+    given = float(np.sum(exact[mates] - mass[mates]))
+    assert given >= 0, "the heap (significant) only takes pooled mass, never gives"
+    return float(exact[v]) + given
+
+
+def test_a_few_runs_score_every_released_file(settings, bench, tmp_path) -> None:
     """Two real runs per side of the point-mass table: every file is read (model.npz,
     manifest.json, synthetic.csv), each view gives a finite score, and under the planted
-    exact-masses bug the mass view reads the canary cell's exact count: D's heap, D' one more."""
+    exact-masses bug the mass view reads the canary cell's exact count (D's heap, D' one more)
+    plus, in about 0.5 % of runs a side, a lone neighbour's row pooled into it
+    (``_exact_reading``: checked exactly in every run)."""
     s = settings["point_mass"]
     files = {view.split(":")[0] for view in s.views}
     assert files == {"model.npz", "manifest.json", "synthetic.csv"}
@@ -83,14 +110,39 @@ def test_a_few_runs_score_every_released_file(settings, bench) -> None:
         for side in ("in", "out"):
             assert np.all(np.isfinite(result.scores[view][side]))
     assert 0 < result.ledger_epsilon <= s.epsilon + 1e-9
-    heap = sum(1 for row in s.rows if row[0] == s.canary[0])
-    # the exact count in (nearly) every run: about 1 % of runs read one more on either side
-    # (measured 3 of 320 on main 71114f6, 1 of 120 on 66973ca; not explained), so the test reads
-    # the median of 3 runs a side, which two such runs out of three would move (≈ 3e-4)
     with bench.exact_masses():
-        mutated = ra.run_release_audit(s, runs=3)
-    assert np.median(mutated.scores["model.npz:mass"]["out"]) == heap
-    assert np.median(mutated.scores["model.npz:mass"]["in"]) == heap + 1
+        for _ in range(2):
+            scores, *_ = ra.audit_release_runs(s, 1, tmp_path)
+            for side, with_canary in (("in", True), ("out", False)):
+                release = ra.Release.read(tmp_path / f"{side}-release")
+                assert scores["model.npz:mass"][side][0] == pytest.approx(
+                    _exact_reading(release, s, with_canary), abs=1e-9)
+
+
+# Seed 165 (found by a loop over seeds 0-999 on main 9e5d96b; also 217, 702, 750) groups the heap
+# with one neighbour as a coarse cell on D; if the noise's draw order changes, the precondition
+# below fails: find another with benchmarks/results/auditflake/pooling_loop.py --seeds 0:1000.
+POOLING_SEED = 165
+
+
+def test_a_pooled_neighbour_adds_its_row_to_the_mass_view(settings, bench, tmp_path) -> None:
+    """Seeded reproduction of the +1 (the old expectation "reads D's heap" fails here): on D,
+    the noisy grouping makes {heap, neighbour} one coarse cell, the neighbour's row (not
+    significant) is pooled into the heap, and the mass view reads heap + 1, as
+    ``_exact_reading`` says."""
+    s = settings["point_mass"]
+    (tmp_path / "d.csv").write_text(s.table(False))
+    config = {**s.config(tmp_path / "d.csv", tmp_path / "out"), "seed": POOLING_SEED}
+    (tmp_path / "d.yaml").write_text(yaml.safe_dump(config))
+    with bench.exact_masses():
+        runner.run_job(load_job(tmp_path / "d.yaml"), force=True, evaluate=False)
+    release = ra.Release.read(tmp_path / "out")
+    mapping, mass = release.coarsening(s.column)
+    v = s.canary[0]
+    assert np.flatnonzero(mapping == mapping[v]).tolist() in ([v - 1, v], [v, v + 1]), (
+        f"seed {POOLING_SEED} no longer groups the heap with one neighbour: {mapping.tolist()}")
+    heap = sum(1 for row in s.rows if row[0] == v)
+    assert ra.view_mass(release, s) == heap + 1 == _exact_reading(release, s, False)
 
 
 def test_the_schema_view_reads_the_dp_bounds(settings, bench) -> None:
