@@ -18,7 +18,7 @@ import pandas as pd
 from synthpriv.domain import Domain
 from synthpriv.encoding import TableEncoder
 from synthpriv.errors import ConfigError
-from synthpriv.marginals.compress import Coarsening
+from synthpriv.marginals.compress import Coarsening, is_identity
 from synthpriv.marginals.estimation import GraphicalModel, calibrate
 from synthpriv.marginals.factor import Factor
 from synthpriv.marginals.independent import IndependentModel
@@ -158,7 +158,7 @@ class ReleasedModel:
     ) -> tuple[np.ndarray, np.ndarray]:
         """Coarse cells of ``attribute`` split into its fine cells ∝ the fitted fine masses."""
         mapping = self._map(attribute)
-        if len(mapping) == counts.shape[axis]:
+        if is_identity(mapping):
             return counts, error
         mass = self.coarsening.masses[attribute].astype(float)
         group = np.bincount(mapping, weights=mass, minlength=counts.shape[axis])
