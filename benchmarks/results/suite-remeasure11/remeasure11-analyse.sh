@@ -16,3 +16,4 @@ $P benchmarks/issue24_targets.py <(cat $R/lists/runs.jsonl; grep '"schema_mode":
 
 # before -> after per table and draft with Welch 95 % intervals (remeasure11-compare.py)
 $P $R/remeasure11-compare.py benchmarks/results/suite-remeasure10/runs.jsonl $R/runs.jsonl > $R/compare.md
+$P $R/remeasure11-compare.py benchmarks/results/suite-remeasure10/lists/runs.jsonl $R/lists/runs.jsonl > $R/lists/compare.md
