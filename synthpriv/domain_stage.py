@@ -162,6 +162,7 @@ class DomainStage(Stage):
         self.categories = [c.name for c in unresolved if isinstance(c, CategoricalColumn)]
         self.kinds = job.schema.auto
         self.heaps = heap_columns(job.schema)
+        self.dates = declared_dates(job.schema)  # an auto date's two histograms, planned
         budget = job.config.budget
         # the δ its thresholds split (the small-table branch's stage: the default's spend)
         self.delta = self.job_delta = budget.domain_delta_share * budget.delta
@@ -212,7 +213,7 @@ class DomainStage(Stage):
         noise = plan_domain_noise(rho, self.bounds, self.categories, self.delta,
                                   self.context.neighbouring, self.epsilon, self.kinds,
                                   self.context.rows_per_person or 1, self.heaps,
-                                  self.kind_multiplier(rho))
+                                  self.kind_multiplier(rho), self.dates)
         figures = {"sigma": noise.sigma, "noise_multiplier": noise.multiplier}
         if self.bounds or self.kinds:  # may get DP bounds (public): false buckets split over them
             figures["bounded_columns"] = len(self.bounds) + len(self.kinds)
@@ -226,9 +227,9 @@ class DomainStage(Stage):
             figures["heap_sigma"] = noise.heap_sigma
             figures["heap_threshold"] = float(noise.heap_threshold)
             figures["refine_sigma"] = noise.refine_sigma
-            if self.kinds:  # an auto column decided date: its refinement's σ_d (Δ₂·z_d)
-                figures["date_refine_sigma"] = date_refine_sigma(noise.sigma, noise.multiplier)
-                figures["weekday_sigma"] = weekday_sigma(noise.sigma, noise.multiplier)  # σ_w
+        if self.kinds or self.dates:  # a date (auto decided date, or declared): σ_d = Δ₂·z_d
+            figures["date_refine_sigma"] = date_refine_sigma(noise.sigma, noise.multiplier)
+            figures["weekday_sigma"] = weekday_sigma(noise.sigma, noise.multiplier)  # σ_w
         if noise.threshold is not None or noise.heap_sigma is not None:
             figures["delta_thresholds"] = noise.delta_per_column * (
                 len(self.categories) + len(self.kinds)) + noise.heap_delta * len(self.heaps)
@@ -238,7 +239,8 @@ class DomainStage(Stage):
             every = realised_domain_noise(
                 rho, self.bounds, self.categories, self.delta, self.context.neighbouring,
                 self.epsilon, self.kinds, dict.fromkeys(self.kinds, "categorical"),
-                self.context.rows_per_person or 1, self.heaps, self.kind_multiplier(rho))
+                self.context.rows_per_person or 1, self.heaps, self.kind_multiplier(rho),
+                self.dates)
             if every.category_threshold is not None:  # (public: the column counts only)
                 figures["category_threshold_reallocated"] = float(every.category_threshold)
                 figures["category_sigma_reallocated"] = every.category_sigma
@@ -285,9 +287,10 @@ class DomainStage(Stage):
         heap_counts: dict[str, Counter] = {
             name: Counter() for name in bounds if name in self.heaps
             and not isinstance(schema.column(name), DatetimeColumn)}
-        # an auto column decided date: its days' counts for the date refinement (privacy.refine)
+        # a date column (auto decided date, or declared without public bounds): its days' counts
+        # for the date refinement (privacy.refine)
         day_counts: dict[str, Counter] = {
-            name: Counter() for name in bounds if name in self.heaps
+            name: Counter() for name in bounds if (name in self.heaps or name in self.dates)
             and isinstance(schema.column(name), DatetimeColumn)}
         # and its cells' weekday counts for its weekday histogram (privacy.weekdays)
         weekday_exact = {name: np.zeros(7, dtype=np.int64) for name in day_counts}
@@ -315,13 +318,14 @@ class DomainStage(Stage):
             found[name] = dp_bounds(schema.column(name), reading, shape)
             if reading is None:  # nothing above the noise: released all missing
                 self.unbounded[name] = schema.column(name).kind
-            if name in day_counts:  # sensitivity Δ₂ at the realised z_d (domain_budget)
+            if name in day_counts:  # sensitivity Δ₂ at the plan's z_d, z_w (domain_budget)
                 self.refinements.pop(name, None)
                 found[name] = refine_date_domain(schema.column(name), found[name], noisy,
                                                  sigma, grid, reading, day_counts[name],
-                                                 realised.date_sigma, source, self.refinements)
+                                                 plan.noise["date_refine_sigma"], source,
+                                                 self.refinements)
                 found[name] = weekday_domain(schema.column(name), found[name],
-                                             weekday_exact[name], realised.weekday_sigma,
+                                             weekday_exact[name], plan.noise["weekday_sigma"],
                                              source, self.weekday_histograms)
         for name, counter in value_counts.items():
             column_sigma, threshold = sigma, int(plan.noise["category_threshold"])
@@ -416,7 +420,7 @@ class DomainStage(Stage):
         return KIND_NOISE_FACTOR * plan_domain_noise(
             rho * self.kind_scale, self.bounds, self.categories, self.delta,
             self.context.neighbouring, self.epsilon, self.kinds,
-            self.context.rows_per_person or 1, self.heaps).multiplier
+            self.context.rows_per_person or 1, self.heaps, dates=self.dates).multiplier
 
     def _heap_bounds(self, column: NumericColumn, domain: dict, noisy: np.ndarray, sigma: float,
                      grid: Buckets, reading: BoundsReading, shape: tuple, heaps: dict[float, int],
@@ -466,7 +470,7 @@ class DomainStage(Stage):
         realised = realised_domain_noise(
             plan.rho, self.bounds, self.categories, self.delta, self.context.neighbouring,
             self.epsilon, self.kinds, decided, self.context.rows_per_person or 1, self.heaps,
-            self.kind_multiplier(plan.rho))
+            self.kind_multiplier(plan.rho), self.dates)
         if not np.isclose(realised.multiplier, plan.noise["noise_multiplier"], rtol=1e-12):
             raise RuntimeError(f"internal error: the domain plan's multiplier "
                                f"{plan.noise['noise_multiplier']} is not its ρ's "
@@ -586,6 +590,16 @@ def heap_columns(schema: Schema) -> list[str]:
     Public: the schema only."""
     return [c.name for c in schema.unresolved if isinstance(c, NumericColumn)
             and not isinstance(c, DatetimeColumn) and c.adaptive] + list(schema.auto)
+
+
+def declared_dates(schema: Schema) -> list[str]:
+    """The declared date/datetime columns (not auto) with neither bound public: the domain step
+    refines their DP bounds and reads their weekdays under DP, as for an auto column decided date
+    (``privacy.domain_budget.date_events``: two histograms at a heap column's weight, planned).
+    A column with one public bound keeps it and runs neither (``refine_date_domain`` leaves a
+    declared bound). Public: the schema only."""
+    return [c.name for c in schema.unresolved if isinstance(c, DatetimeColumn)
+            and c.lower is None and c.upper is None]
 
 
 def exact_values(values: pd.Series, column: NumericColumn) -> dict[float, int]:
@@ -852,7 +866,7 @@ def with_domain_step(
     share = budget.domain_share if share is None else share
     if share is None:
         share = domain_share(len(unresolved), len(job.schema.modelled), len(job.schema.auto),
-                             len(heap_columns(job.schema)))
+                             len(heap_columns(job.schema)) + len(declared_dates(job.schema)))
     return [(DomainStage(job, context), share)] + [(s, w * (1 - share)) for s, w in stages]
 
 

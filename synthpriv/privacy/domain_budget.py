@@ -157,6 +157,25 @@ def weekday_sigma(sigma: float, multiplier: float) -> float:
     """σ_w = F_r·z·Δ₂ of an auto date column's weekday histogram, from σ = z·Δ₂ and z
     (``multiplier``): Δ₂ is its L2 sensitivity, each row on one weekday."""
     return weekday_multiplier(multiplier) * sigma / multiplier
+
+
+def date_events(z: float, dates: list[str] | tuple[str, ...]) -> list[PrivacyEvent]:
+    """The events of the date columns ``dates`` (auto ones decided date, or declared ones with
+    neither bound public): per column one bounds refinement histogram at
+    ``date_refine_multiplier`` and one weekday histogram at ``weekday_multiplier`` of the plan's
+    z (sensitivity Δ₂: each row in at most one sub-bucket, on one weekday); Σ 1/z² per column is
+    a heap column's weight (``heap_column_weight``). None when ``dates`` is empty.
+
+    A declared date column runs the same two histograms as an auto one decided date (branch
+    declareddate, issue 24: before it, a declared ``kind: date`` kept its guard years and
+    released weekend dates on a weekday-only table); its weight is planned (``dates`` in
+    ``plan_domain_noise`` and ``domain_share``), so the plan's ρ and δ are stated up front."""
+    if not dates:
+        return []
+    return [DiscreteGaussianEvent(date_refine_multiplier(z), len(dates),
+                                  label=DATE_REFINE_LABEL + ", ".join(dates)),
+            DiscreteGaussianEvent(weekday_multiplier(z), len(dates),
+                                  label=WEEKDAY_LABEL + ", ".join(dates))]
 # the heap histograms' event: their cells released are the kept heaps and, unthresholded, the
 # round values named from the DP bounds (synthpriv.privacy.candidates: same noise, no added ρ/δ)
 HEAP_LABEL = "DP heaps (exact-value counts; named round values' counts unthresholded) of "
@@ -196,6 +215,7 @@ def plan_domain_noise(
     rho: float, bounds: list[str], categories: list[str], delta: float, neighbouring: str,
     epsilon: float, kinds: list[str] | tuple[str, ...] = (), rows_per_person: int = 1,
     heaps: list[str] | tuple[str, ...] = (), kind_multiplier: float | None = None,
+    dates: list[str] | tuple[str, ...] = (),
 ) -> DomainNoise:
     """Noise for DP bounds of the columns ``bounds``, DP categories of ``categories`` and the
     kind, then the bounds or categories, of the auto columns ``kinds``, from zCDP ``rho``; the
@@ -207,12 +227,14 @@ def plan_domain_noise(
     (heap discovery, see the module docstring); their thresholds share ``delta`` too.
     ``kind_multiplier``: the kind statistics' multiplier fixed from outside (the small-table
     branch, ``SmallTableBranch``: the kinds pass at the default plan's noise); the rest of
-    ``rho`` then sets z. None: z from the whole of ``rho``, the kinds at KIND_NOISE_FACTOR·z."""
+    ``rho`` then sets z. None: z from the whole of ``rho``, the kinds at KIND_NOISE_FACTOR·z.
+    ``dates``: the declared date/datetime columns among ``bounds`` with neither bound public
+    (``declared_date_events``: an auto date's two histograms, at a heap column's weight)."""
     histograms = len(bounds) + len(categories) + len(kinds)
     if rho <= 0 or histograms == 0:
         raise ValueError("the domain step needs ρ > 0 and at least one column")
     kind_weight = KIND_STATISTICS * len(kinds) / KIND_NOISE_FACTOR**2
-    heap_weight = len(heaps) * heap_column_weight()
+    heap_weight = (len(heaps) + len(dates)) * heap_column_weight()
     if kind_multiplier is None or not kinds:
         multiplier = math.sqrt((histograms + kind_weight + heap_weight) / (2.0 * rho))
         kind_multiplier = KIND_NOISE_FACTOR * multiplier
@@ -262,6 +284,7 @@ def plan_domain_noise(
         noise.refine_sigma = REFINE_NOISE_FACTOR * multiplier * sensitivity
         events.append(DiscreteGaussianEvent(REFINE_NOISE_FACTOR * multiplier, len(heaps),
                                             label=REFINE_LABEL + ", ".join(heaps)))
+    events += date_events(multiplier, dates)
     return noise
 
 
@@ -297,20 +320,21 @@ def realised_domain_noise(
     rho: float, bounds: list[str], categories: list[str], delta: float, neighbouring: str,
     epsilon: float, kinds: list[str] | tuple[str, ...], decided: dict[str, str],
     rows_per_person: int = 1, heaps: list[str] | tuple[str, ...] = (),
-    kind_multiplier: float | None = None,
+    kind_multiplier: float | None = None, declared_dates: list[str] | tuple[str, ...] = (),
 ) -> RealisedNoise:
     """The reallocated pass (2) for the kinds ``decided`` (auto column → one of ``DECIDED``: DP
     outputs of pass (1)), from the plan's public inputs (``plan_domain_noise``'s arguments):
     the unused weight and threshold δ go, in equal shares, to the auto columns decided
     categorical (module docstring, "Reallocation"). Privacy cost: the plan's ρ and δ for every
-    outcome, no more (its events are the plan's totals; checked here, ValueError otherwise)."""
+    outcome, no more (its events are the plan's totals; checked here, ValueError otherwise).
+    ``declared_dates``: ``plan_domain_noise``'s ``dates`` (run as planned in every outcome)."""
     unknown = sorted(set(kinds) ^ set(decided)) + sorted(
         f"{name}: {kind}" for name, kind in decided.items() if kind not in DECIDED)
     if unknown:
         raise ValueError(f"decided kinds must name every auto column once as one of {DECIDED}; "
                          f"wrong: {unknown}")
     plan = plan_domain_noise(rho, bounds, categories, delta, neighbouring, epsilon, kinds,
-                             rows_per_person, heaps, kind_multiplier)
+                             rows_per_person, heaps, kind_multiplier, declared_dates)
     sensitivity = plan.sigma / plan.multiplier  # Δ₂, as the plan has it
     z, heap_weight = plan.multiplier, heap_column_weight()
     heap_z = HEAP_NOISE_FACTOR * z
@@ -344,11 +368,7 @@ def realised_domain_noise(
     realised = RealisedNoise(None, None, 0.0, 0.0, multiplier=z,
                              date_sigma=date_refine_sigma(plan.sigma, z),
                              weekday_sigma=weekday_sigma(plan.sigma, z))
-    if dates:  # sensitivity Δ₂: each row in at most one sub-bucket / one weekday
-        events.append(DiscreteGaussianEvent(date_z, len(dates),
-                                            label=DATE_REFINE_LABEL + ", ".join(dates)))
-        events.append(DiscreteGaussianEvent(weekday_z, len(dates),
-                                            label=WEEKDAY_LABEL + ", ".join(dates)))
+    events += date_events(z, list(declared_dates) + dates)  # the declared ones: as planned
     if cats:
         realised.weight = 1.0 + unused / len(cats)  # unused counts their own heaps
         cat_z = z / math.sqrt(realised.weight)
@@ -425,8 +445,9 @@ def domain_share(histograms: int, columns: int, kinds: int = 0, heaps: int = 0) 
     plan then raises it (``small_table_share``). ``kinds`` auto columns
     (counted among the ``histograms`` too) add their KIND_STATISTICS kind statistics at
     1/KIND_NOISE_FACTOR² of a histogram's ρ each, and ``heaps`` heap histograms
-    1/HEAP_NOISE_FACTOR² + 1/REFINE_NOISE_FACTOR² each (with their bounds refinement).
-    Public: k, d and the numbers of auto and heap columns only."""
+    1/HEAP_NOISE_FACTOR² + 1/REFINE_NOISE_FACTOR² each (with their bounds refinement; a declared
+    date column without public bounds counts as one: its refinement and weekday histograms,
+    ``date_events``). Public: k, d and the numbers of auto and heap columns only."""
     if histograms <= 0 or columns <= 0:
         raise ValueError("the domain share needs at least one column")
     weight = (histograms + KIND_STATISTICS * kinds / KIND_NOISE_FACTOR**2
