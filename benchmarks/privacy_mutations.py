@@ -414,6 +414,15 @@ MUTATIONS: tuple[Mutation, ...] = (
         "a declared date's refinement and weekday histograms run but are left off the plan and "
         "the ledger"),
     Mutation(
+        "weekday-only-noise-half", "synthpriv/domain_stage.py",
+        """            found[name] = weekday_domain(schema.column(name), {}, weekday_exact[name],
+                                         plan.noise["weekday_sigma"], source,""",
+        """            found[name] = weekday_domain(schema.column(name), {}, weekday_exact[name],
+                                         plan.noise["weekday_sigma"] / 2, source,""",
+        ("tests/privacy/test_dp_weekdays.py",),
+        "a declared date with public bounds: its weekday counts noised at half the σ_w its "
+        "ledger event states"),
+    Mutation(
         "weekday-decision-exact", "synthpriv/domain_stage.py",
         "days = decided_weekdays(counts, sigma)",
         "days = decided_weekdays(np.asarray(exact, dtype=float), sigma)",

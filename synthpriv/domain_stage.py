@@ -163,6 +163,7 @@ class DomainStage(Stage):
         self.kinds = job.schema.auto
         self.heaps = heap_columns(job.schema)
         self.dates = declared_dates(job.schema)  # an auto date's two histograms, planned
+        self.weekday_dates = weekday_only_dates(job.schema)  # public bounds: weekdays only
         budget = job.config.budget
         # the δ its thresholds split (the small-table branch's stage: the default's spend)
         self.delta = self.job_delta = budget.domain_delta_share * budget.delta
@@ -213,7 +214,7 @@ class DomainStage(Stage):
         noise = plan_domain_noise(rho, self.bounds, self.categories, self.delta,
                                   self.context.neighbouring, self.epsilon, self.kinds,
                                   self.context.rows_per_person or 1, self.heaps,
-                                  self.kind_multiplier(rho), self.dates)
+                                  self.kind_multiplier(rho), self.dates, self.weekday_dates)
         figures = {"sigma": noise.sigma, "noise_multiplier": noise.multiplier}
         if self.bounds or self.kinds:  # may get DP bounds (public): false buckets split over them
             figures["bounded_columns"] = len(self.bounds) + len(self.kinds)
@@ -227,7 +228,7 @@ class DomainStage(Stage):
             figures["heap_sigma"] = noise.heap_sigma
             figures["heap_threshold"] = float(noise.heap_threshold)
             figures["refine_sigma"] = noise.refine_sigma
-        if self.kinds or self.dates:  # a date (auto decided date, or declared): σ_d = Δ₂·z_d
+        if self.kinds or self.dates or self.weekday_dates:  # a date (auto or declared): σ_d, σ_w
             figures["date_refine_sigma"] = date_refine_sigma(noise.sigma, noise.multiplier)
             figures["weekday_sigma"] = weekday_sigma(noise.sigma, noise.multiplier)  # σ_w
         if noise.threshold is not None or noise.heap_sigma is not None:
@@ -240,7 +241,7 @@ class DomainStage(Stage):
                 rho, self.bounds, self.categories, self.delta, self.context.neighbouring,
                 self.epsilon, self.kinds, dict.fromkeys(self.kinds, "categorical"),
                 self.context.rows_per_person or 1, self.heaps, self.kind_multiplier(rho),
-                self.dates)
+                self.dates, self.weekday_dates)
             if every.category_threshold is not None:  # (public: the column counts only)
                 figures["category_threshold_reallocated"] = float(every.category_threshold)
                 figures["category_sigma_reallocated"] = every.category_sigma
@@ -292,8 +293,10 @@ class DomainStage(Stage):
         day_counts: dict[str, Counter] = {
             name: Counter() for name in bounds if (name in self.heaps or name in self.dates)
             and isinstance(schema.column(name), DatetimeColumn)}
-        # and its cells' weekday counts for its weekday histogram (privacy.weekdays)
-        weekday_exact = {name: np.zeros(7, dtype=np.int64) for name in day_counts}
+        # and its cells' weekday counts for its weekday histogram (privacy.weekdays), as for a
+        # declared date with public bounds
+        weekday_exact = {name: np.zeros(7, dtype=np.int64)
+                         for name in list(day_counts) + self.weekday_dates}
         for chunk in chunks:
             for name, grid in buckets.items():
                 bucket_counts[name] += grid.counts(chunk[name].to_numpy(dtype=float))
@@ -303,6 +306,7 @@ class DomainStage(Stage):
                 counter.update(exact_values(chunk[name], schema.column(name)))
             for name, counter in day_counts.items():
                 counter.update(days_of(chunk[name], schema.column(name)))
+            for name in weekday_exact:
                 weekday_exact[name] += weekdays_in(chunk[name], schema.column(name))
         sigma = plan.noise["sigma"]
         found: dict[str, dict] = {}
@@ -327,6 +331,10 @@ class DomainStage(Stage):
                 found[name] = weekday_domain(schema.column(name), found[name],
                                              weekday_exact[name], plan.noise["weekday_sigma"],
                                              source, self.weekday_histograms)
+        for name in self.weekday_dates:  # public bounds: the weekday histogram only
+            found[name] = weekday_domain(schema.column(name), {}, weekday_exact[name],
+                                         plan.noise["weekday_sigma"], source,
+                                         self.weekday_histograms)
         for name, counter in value_counts.items():
             column_sigma, threshold = sigma, int(plan.noise["category_threshold"])
             if name in self.kinds and realised.category_sigma is not None:  # reallocated
@@ -420,7 +428,8 @@ class DomainStage(Stage):
         return KIND_NOISE_FACTOR * plan_domain_noise(
             rho * self.kind_scale, self.bounds, self.categories, self.delta,
             self.context.neighbouring, self.epsilon, self.kinds,
-            self.context.rows_per_person or 1, self.heaps, dates=self.dates).multiplier
+            self.context.rows_per_person or 1, self.heaps, dates=self.dates,
+            weekday_dates=self.weekday_dates).multiplier
 
     def _heap_bounds(self, column: NumericColumn, domain: dict, noisy: np.ndarray, sigma: float,
                      grid: Buckets, reading: BoundsReading, shape: tuple, heaps: dict[float, int],
@@ -470,7 +479,7 @@ class DomainStage(Stage):
         realised = realised_domain_noise(
             plan.rho, self.bounds, self.categories, self.delta, self.context.neighbouring,
             self.epsilon, self.kinds, decided, self.context.rows_per_person or 1, self.heaps,
-            self.kind_multiplier(plan.rho), self.dates)
+            self.kind_multiplier(plan.rho), self.dates, self.weekday_dates)
         if not np.isclose(realised.multiplier, plan.noise["noise_multiplier"], rtol=1e-12):
             raise RuntimeError(f"internal error: the domain plan's multiplier "
                                f"{plan.noise['noise_multiplier']} is not its ρ's "
@@ -600,6 +609,15 @@ def declared_dates(schema: Schema) -> list[str]:
     declared bound). Public: the schema only."""
     return [c.name for c in schema.unresolved if isinstance(c, DatetimeColumn)
             and c.lower is None and c.upper is None]
+
+
+def weekday_only_dates(schema: Schema) -> list[str]:
+    """The declared date/datetime columns with both bounds public and no ``weekdays``: the
+    domain step reads their weekdays under DP (one weekday histogram each, planned at
+    1/REFINE_NOISE_FACTOR² of a domain histogram: ``privacy.domain_budget.date_events``); their
+    bounds need no refinement. Public: the schema only."""
+    return [c.name for c in schema.columns if isinstance(c, DatetimeColumn)
+            and not c.needs_bounds and c.weekdays is None]
 
 
 def exact_values(values: pd.Series, column: NumericColumn) -> dict[float, int]:
@@ -735,14 +753,15 @@ def weekday_domain(column: DatetimeColumn, domain: dict, exact: np.ndarray, sigm
                    source: RandomSource, kept: dict | None = None) -> dict:
     """``domain`` with the column's noisy weekday counts (``exact`` noised at ``sigma``, the
     realised σ_w: its DiscreteGaussianEvent is the domain step's, sensitivity Δ₂, each row on
-    one weekday) and, when the column has DP bounds and declares no ``weekdays``, the weekdays
-    ``decided_weekdays`` reads from them alone (post-processing). The histogram runs for every
-    auto column decided date (its event is recorded whatever it shows). ``kept``: where to keep
-    the (noisy, exact) counts, by column name."""
+    one weekday) and, when the column has bounds (DP ones in ``domain``, or public) and declares
+    no ``weekdays``, the weekdays ``decided_weekdays`` reads from them alone (post-processing).
+    The histogram runs for every auto column decided date and every declared date the plan
+    holds it for (its event is recorded whatever it shows). ``kept``: where to keep the (noisy,
+    exact) counts, by column name."""
     counts = noisy_weekdays(exact, sigma, source)
     if kept is not None:  # the noisy counts (DP outputs) and the exact ones (tests only)
         kept[column.name] = (counts, np.asarray(exact))
-    if "upper" not in domain or column.weekdays is not None:
+    if ("upper" not in domain and column.upper is None) or column.weekdays is not None:
         return domain
     entry = dict(domain, weekday_counts={"counts": counts.tolist(), "sigma": sigma})
     days = decided_weekdays(counts, sigma)
@@ -843,7 +862,7 @@ def with_domain_step(
     by ``pipeline.plan_job`` from public figures) and the recipe's stages share the rest.
     Refuses, before any data is read, a column it cannot resolve with the budget configured."""
     unresolved = job.schema.unresolved
-    if not unresolved:
+    if not unresolved and not weekday_only_dates(job.schema):
         return stages
     budget = job.config.budget
     problems = []
@@ -866,7 +885,8 @@ def with_domain_step(
     share = budget.domain_share if share is None else share
     if share is None:
         share = domain_share(len(unresolved), len(job.schema.modelled), len(job.schema.auto),
-                             len(heap_columns(job.schema)) + len(declared_dates(job.schema)))
+                             len(heap_columns(job.schema)) + len(declared_dates(job.schema)),
+                             len(weekday_only_dates(job.schema)))
     return [(DomainStage(job, context), share)] + [(s, w * (1 - share)) for s, w in stages]
 
 
@@ -926,7 +946,7 @@ def domain_lines(declared: Schema, resolved: Schema,
     kept_shares, thresholds, unbounded = kept_shares or {}, thresholds or {}, unbounded or {}
     lines, empty = [], []
     lost = [name for name, share in kept_shares.items() if share < LOST_MOST]
-    for column in declared.unresolved:
+    for column in declared.unresolved + [declared.column(n) for n in weekday_only_dates(declared)]:
         chosen = resolved.column(column.name)
         kind = unbounded.get(column.name, chosen.kind)
         kind = f"{kind} (decided under DP)" if isinstance(column, AutoColumn) else kind

@@ -23,13 +23,18 @@ from synthpriv.privacy.weekdays import decided_weekdays
 from tests.privacy.test_heap_discovery import _job
 from tests.privacy.test_noise_scales import assert_noise_scale, the_one_event
 
+FIRST, LAST = "2016-01-01", "2018-06-30"  # 30 months
 SCHEMA = {"columns": [{"name": "g", "kind": "categorical", "categories": ["a", "b"]},
                       {"name": "d", "kind": "auto"}]}
 # the same column declared ``kind: date`` without bounds (branch declareddate): the same two
 # histograms, planned (privacy.domain_budget.date_events)
 DECLARED = {"columns": [SCHEMA["columns"][0], {"name": "d", "kind": "date"}]}
-SCHEMAS = pytest.mark.parametrize("schema", [SCHEMA, DECLARED], ids=["auto", "declared"])
-FIRST, LAST = "2016-01-01", "2018-06-30"  # 30 months
+# and with public bounds (no ``weekdays``): the weekday histogram alone, the only DP domain
+# mechanism of the job
+PUBLIC = {"columns": [SCHEMA["columns"][0],
+                      {"name": "d", "kind": "date", "lower": FIRST, "upper": LAST}]}
+SCHEMAS = pytest.mark.parametrize("schema", [SCHEMA, DECLARED, PUBLIC],
+                                  ids=["auto", "declared", "public-bounds"])
 
 
 def _table(business: bool = True, rows: int = 6000) -> pd.DataFrame:
@@ -80,7 +85,7 @@ def test_the_weekday_histogram_is_on_the_ledger_at_the_plans_rho(tmp_path: Path,
     declared date the plan holds that event before any data is read)."""
     table = _table()
     job, plan, stage = _job(tmp_path, table, schema)
-    if schema is DECLARED:  # stated up front: the plan's own events
+    if schema is not SCHEMA:  # a declared date: stated up front, the plan's own events
         planned = [e for e in plan.events if e.label.startswith(WEEKDAY_LABEL)]
         assert [e.noise_multiplier for e in planned] == pytest.approx(
             [REFINE_NOISE_FACTOR * plan.noise["noise_multiplier"]])
@@ -180,3 +185,20 @@ def test_a_declared_date_with_a_public_bound_runs_no_date_histogram(tmp_path: Pa
     job, plan, _ = _job(tmp_path, _table(), half)
     assert declared_dates(job.schema) == []
     assert not [e for e in plan.events if e.label.startswith((WEEKDAY_LABEL, DATE_REFINE_LABEL))]
+
+
+def test_a_date_with_public_bounds_and_weekdays_runs_no_domain_step(tmp_path: Path) -> None:
+    """A declared date whose bounds and weekdays are both public needs nothing from the data:
+    no domain step is planned (the job's plan as before declareddate); without its weekdays
+    the plan holds the one weekday histogram, at 1/F_r² of a domain histogram's weight."""
+    from synthpriv.domain_stage import DomainStage
+    from synthpriv.pipeline import plan_job
+
+    known = {"columns": [SCHEMA["columns"][0], {**PUBLIC["columns"][1],
+                                                "weekdays": ["Mon", "Tue", "Wed", "Thu", "Fri"]}]}
+    job, _, _ = _job(tmp_path / "k", _table(), known)
+    assert not any(isinstance(stage, DomainStage) for stage, _ in plan_job(job)[1])
+    _, plan, _ = _job(tmp_path / "p", _table(), PUBLIC)
+    (event,) = plan.events
+    assert event.label == WEEKDAY_LABEL + "d" and event.count == 1
+    assert zcdp_rho(event) == pytest.approx(plan.rho, rel=1e-12)
