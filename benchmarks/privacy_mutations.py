@@ -401,15 +401,15 @@ MUTATIONS: tuple[Mutation, ...] = (
         "a date column's weekday counts noised at half the σ_w its ledger event states"),
     Mutation(
         "declared-date-unplanned", "synthpriv/privacy/domain_budget.py",
-        "heap_weight = (len(heaps) + len(dates)) * heap_column_weight()",
-        "heap_weight = len(heaps) * heap_column_weight()",
+        "heap_weight = ((len(heaps) + len(dates)) * heap_column_weight()",
+        "heap_weight = ((len(heaps)) * heap_column_weight()",
         ("tests/privacy/test_dp_weekdays.py", "tests/privacy/test_date_refine.py"),
         "a declared date's refinement and weekday histograms run and are recorded, but the "
         "plan's z leaves their weight out (the step spends more ρ than the plan states)"),
     Mutation(
         "declared-date-unrecorded", "synthpriv/privacy/domain_budget.py",
-        "    events += date_events(multiplier, dates)\n",
-        "",
+        "    events += date_events(multiplier, dates, weekday_dates)\n",
+        "    events += date_events(multiplier, (), weekday_dates)\n",
         ("tests/privacy/test_dp_weekdays.py", "tests/privacy/test_date_refine.py"),
         "a declared date's refinement and weekday histograms run but are left off the plan and "
         "the ledger"),
