@@ -163,8 +163,9 @@ class DomainStage(Stage):
         self.kinds = job.schema.auto
         self.heaps = heap_columns(job.schema)
         self.dates = declared_dates(job.schema)  # an auto date's two histograms, planned
-        self.weekday_dates = weekday_only_dates(job.schema)  # public bounds: weekdays only
         budget = job.config.budget
+        # public bounds: weekdays only (none when the job gives the domain step no budget)
+        self.weekday_dates = weekday_only_dates(job.schema) if budget.domain_share != 0 else []
         # the δ its thresholds split (the small-table branch's stage: the default's spend)
         self.delta = self.job_delta = budget.domain_delta_share * budget.delta
         self.epsilon = budget.epsilon
@@ -862,9 +863,9 @@ def with_domain_step(
     by ``pipeline.plan_job`` from public figures) and the recipe's stages share the rest.
     Refuses, before any data is read, a column it cannot resolve with the budget configured."""
     unresolved = job.schema.unresolved
-    if not unresolved and not weekday_only_dates(job.schema):
-        return stages
     budget = job.config.budget
+    if not unresolved and (budget.domain_share == 0 or not weekday_only_dates(job.schema)):
+        return stages  # (domain_share 0: a public-bounds date's weekdays are not bought)
     problems = []
     for column in unresolved:
         if isinstance(column, NumericColumn) and budget.domain_share == 0:

@@ -321,8 +321,6 @@ class RealisedNoise:
     weight: float
     events: list[PrivacyEvent] = field(default_factory=list)
     multiplier: float = 0.0  # the plan's z (every histogram not reallocated keeps it)
-    date_sigma: float = 0.0  # the auto date columns' refinement's σ_d (date_refine_sigma)
-    weekday_sigma: float = 0.0  # their weekday histograms' σ_w (weekday_sigma)
 
 
 def realised_domain_noise(
@@ -377,9 +375,7 @@ def realised_domain_noise(
     events += [e for e in plan.events if e.label.startswith("DP kinds")]
     events += [ThresholdEvent(plan.delta_per_column, label=f"category threshold: {name}")
                for name in planned]
-    realised = RealisedNoise(None, None, 0.0, 0.0, multiplier=z,
-                             date_sigma=date_refine_sigma(plan.sigma, z),
-                             weekday_sigma=weekday_sigma(plan.sigma, z))
+    realised = RealisedNoise(None, None, 0.0, 0.0, multiplier=z)
     events += date_events(z, list(declared_dates) + dates, weekday_dates)  # declared: as planned
     if cats:
         realised.weight = 1.0 + unused / len(cats)  # unused counts their own heaps

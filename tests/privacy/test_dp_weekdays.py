@@ -189,7 +189,8 @@ def test_a_declared_date_with_a_public_bound_runs_no_date_histogram(tmp_path: Pa
 
 def test_a_date_with_public_bounds_and_weekdays_runs_no_domain_step(tmp_path: Path) -> None:
     """A declared date whose bounds and weekdays are both public needs nothing from the data:
-    no domain step is planned (the job's plan as before declareddate); without its weekdays
+    no domain step is planned (the job's plan as before declareddate), nor with
+    ``domain_share: 0``; with neither its weekdays nor that
     the plan holds the one weekday histogram, at 1/F_r² of a domain histogram's weight."""
     from synthpriv.domain_stage import DomainStage
     from synthpriv.pipeline import plan_job
@@ -197,6 +198,8 @@ def test_a_date_with_public_bounds_and_weekdays_runs_no_domain_step(tmp_path: Pa
     known = {"columns": [SCHEMA["columns"][0], {**PUBLIC["columns"][1],
                                                 "weekdays": ["Mon", "Tue", "Wed", "Thu", "Fri"]}]}
     job, _, _ = _job(tmp_path / "k", _table(), known)
+    assert not any(isinstance(stage, DomainStage) for stage, _ in plan_job(job)[1])
+    job, _, _ = _job(tmp_path / "z", _table(), PUBLIC, domain_share=0)  # no budget given to it
     assert not any(isinstance(stage, DomainStage) for stage, _ in plan_job(job)[1])
     _, plan, _ = _job(tmp_path / "p", _table(), PUBLIC)
     (event,) = plan.events
