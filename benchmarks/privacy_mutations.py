@@ -400,6 +400,29 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("tests/privacy/test_dp_weekdays.py",),
         "a date column's weekday counts noised at half the σ_w its ledger event states"),
     Mutation(
+        "declared-date-unplanned", "synthpriv/privacy/domain_budget.py",
+        "heap_weight = ((len(heaps) + len(dates)) * heap_column_weight()",
+        "heap_weight = ((len(heaps)) * heap_column_weight()",
+        ("tests/privacy/test_dp_weekdays.py", "tests/privacy/test_date_refine.py"),
+        "a declared date's refinement and weekday histograms run and are recorded, but the "
+        "plan's z leaves their weight out (the step spends more ρ than the plan states)"),
+    Mutation(
+        "declared-date-unrecorded", "synthpriv/privacy/domain_budget.py",
+        "    events += date_events(multiplier, dates, weekday_dates)\n",
+        "    events += date_events(multiplier, (), weekday_dates)\n",
+        ("tests/privacy/test_dp_weekdays.py", "tests/privacy/test_date_refine.py"),
+        "a declared date's refinement and weekday histograms run but are left off the plan and "
+        "the ledger"),
+    Mutation(
+        "weekday-only-noise-half", "synthpriv/domain_stage.py",
+        """            found[name] = weekday_domain(schema.column(name), {}, weekday_exact[name],
+                                         plan.noise["weekday_sigma"], source,""",
+        """            found[name] = weekday_domain(schema.column(name), {}, weekday_exact[name],
+                                         plan.noise["weekday_sigma"] / 2, source,""",
+        ("tests/privacy/test_dp_weekdays.py",),
+        "a declared date with public bounds: its weekday counts noised at half the σ_w its "
+        "ledger event states"),
+    Mutation(
         "weekday-decision-exact", "synthpriv/domain_stage.py",
         "days = decided_weekdays(counts, sigma)",
         "days = decided_weekdays(np.asarray(exact, dtype=float), sigma)",

@@ -162,7 +162,10 @@ class DomainStage(Stage):
         self.categories = [c.name for c in unresolved if isinstance(c, CategoricalColumn)]
         self.kinds = job.schema.auto
         self.heaps = heap_columns(job.schema)
+        self.dates = declared_dates(job.schema)  # an auto date's two histograms, planned
         budget = job.config.budget
+        # public bounds: weekdays only (none when the job gives the domain step no budget)
+        self.weekday_dates = weekday_only_dates(job.schema) if budget.domain_share != 0 else []
         # the δ its thresholds split (the small-table branch's stage: the default's spend)
         self.delta = self.job_delta = budget.domain_delta_share * budget.delta
         self.epsilon = budget.epsilon
@@ -212,7 +215,7 @@ class DomainStage(Stage):
         noise = plan_domain_noise(rho, self.bounds, self.categories, self.delta,
                                   self.context.neighbouring, self.epsilon, self.kinds,
                                   self.context.rows_per_person or 1, self.heaps,
-                                  self.kind_multiplier(rho))
+                                  self.kind_multiplier(rho), self.dates, self.weekday_dates)
         figures = {"sigma": noise.sigma, "noise_multiplier": noise.multiplier}
         if self.bounds or self.kinds:  # may get DP bounds (public): false buckets split over them
             figures["bounded_columns"] = len(self.bounds) + len(self.kinds)
@@ -226,9 +229,9 @@ class DomainStage(Stage):
             figures["heap_sigma"] = noise.heap_sigma
             figures["heap_threshold"] = float(noise.heap_threshold)
             figures["refine_sigma"] = noise.refine_sigma
-            if self.kinds:  # an auto column decided date: its refinement's σ_d (Δ₂·z_d)
-                figures["date_refine_sigma"] = date_refine_sigma(noise.sigma, noise.multiplier)
-                figures["weekday_sigma"] = weekday_sigma(noise.sigma, noise.multiplier)  # σ_w
+        if self.kinds or self.dates or self.weekday_dates:  # a date (auto or declared): σ_d, σ_w
+            figures["date_refine_sigma"] = date_refine_sigma(noise.sigma, noise.multiplier)
+            figures["weekday_sigma"] = weekday_sigma(noise.sigma, noise.multiplier)  # σ_w
         if noise.threshold is not None or noise.heap_sigma is not None:
             figures["delta_thresholds"] = noise.delta_per_column * (
                 len(self.categories) + len(self.kinds)) + noise.heap_delta * len(self.heaps)
@@ -238,7 +241,8 @@ class DomainStage(Stage):
             every = realised_domain_noise(
                 rho, self.bounds, self.categories, self.delta, self.context.neighbouring,
                 self.epsilon, self.kinds, dict.fromkeys(self.kinds, "categorical"),
-                self.context.rows_per_person or 1, self.heaps, self.kind_multiplier(rho))
+                self.context.rows_per_person or 1, self.heaps, self.kind_multiplier(rho),
+                self.dates, self.weekday_dates)
             if every.category_threshold is not None:  # (public: the column counts only)
                 figures["category_threshold_reallocated"] = float(every.category_threshold)
                 figures["category_sigma_reallocated"] = every.category_sigma
@@ -285,12 +289,15 @@ class DomainStage(Stage):
         heap_counts: dict[str, Counter] = {
             name: Counter() for name in bounds if name in self.heaps
             and not isinstance(schema.column(name), DatetimeColumn)}
-        # an auto column decided date: its days' counts for the date refinement (privacy.refine)
+        # a date column (auto decided date, or declared without public bounds): its days' counts
+        # for the date refinement (privacy.refine)
         day_counts: dict[str, Counter] = {
-            name: Counter() for name in bounds if name in self.heaps
+            name: Counter() for name in bounds if (name in self.heaps or name in self.dates)
             and isinstance(schema.column(name), DatetimeColumn)}
-        # and its cells' weekday counts for its weekday histogram (privacy.weekdays)
-        weekday_exact = {name: np.zeros(7, dtype=np.int64) for name in day_counts}
+        # and its cells' weekday counts for its weekday histogram (privacy.weekdays), as for a
+        # declared date with public bounds
+        weekday_exact = {name: np.zeros(7, dtype=np.int64)
+                         for name in list(day_counts) + self.weekday_dates}
         for chunk in chunks:
             for name, grid in buckets.items():
                 bucket_counts[name] += grid.counts(chunk[name].to_numpy(dtype=float))
@@ -300,6 +307,7 @@ class DomainStage(Stage):
                 counter.update(exact_values(chunk[name], schema.column(name)))
             for name, counter in day_counts.items():
                 counter.update(days_of(chunk[name], schema.column(name)))
+            for name in weekday_exact:
                 weekday_exact[name] += weekdays_in(chunk[name], schema.column(name))
         sigma = plan.noise["sigma"]
         found: dict[str, dict] = {}
@@ -315,14 +323,19 @@ class DomainStage(Stage):
             found[name] = dp_bounds(schema.column(name), reading, shape)
             if reading is None:  # nothing above the noise: released all missing
                 self.unbounded[name] = schema.column(name).kind
-            if name in day_counts:  # sensitivity Δ₂ at the realised z_d (domain_budget)
+            if name in day_counts:  # sensitivity Δ₂ at the plan's z_d, z_w (domain_budget)
                 self.refinements.pop(name, None)
                 found[name] = refine_date_domain(schema.column(name), found[name], noisy,
                                                  sigma, grid, reading, day_counts[name],
-                                                 realised.date_sigma, source, self.refinements)
+                                                 plan.noise["date_refine_sigma"], source,
+                                                 self.refinements)
                 found[name] = weekday_domain(schema.column(name), found[name],
-                                             weekday_exact[name], realised.weekday_sigma,
+                                             weekday_exact[name], plan.noise["weekday_sigma"],
                                              source, self.weekday_histograms)
+        for name in self.weekday_dates:  # public bounds: the weekday histogram only
+            found[name] = weekday_domain(schema.column(name), {}, weekday_exact[name],
+                                         plan.noise["weekday_sigma"], source,
+                                         self.weekday_histograms)
         for name, counter in value_counts.items():
             column_sigma, threshold = sigma, int(plan.noise["category_threshold"])
             if name in self.kinds and realised.category_sigma is not None:  # reallocated
@@ -418,7 +431,8 @@ class DomainStage(Stage):
         return KIND_NOISE_FACTOR * plan_domain_noise(
             rho * self.kind_scale, self.bounds, self.categories, self.delta,
             self.context.neighbouring, self.epsilon, self.kinds,
-            self.context.rows_per_person or 1, self.heaps).multiplier
+            self.context.rows_per_person or 1, self.heaps, dates=self.dates,
+            weekday_dates=self.weekday_dates).multiplier
 
     def _heap_bounds(self, column: NumericColumn, domain: dict, noisy: np.ndarray, sigma: float,
                      grid: Buckets, reading: BoundsReading, shape: tuple, heaps: dict[float, int],
@@ -468,7 +482,7 @@ class DomainStage(Stage):
         realised = realised_domain_noise(
             plan.rho, self.bounds, self.categories, self.delta, self.context.neighbouring,
             self.epsilon, self.kinds, decided, self.context.rows_per_person or 1, self.heaps,
-            self.kind_multiplier(plan.rho))
+            self.kind_multiplier(plan.rho), self.dates, self.weekday_dates)
         if not np.isclose(realised.multiplier, plan.noise["noise_multiplier"], rtol=1e-12):
             raise RuntimeError(f"internal error: the domain plan's multiplier "
                                f"{plan.noise['noise_multiplier']} is not its ρ's "
@@ -588,6 +602,25 @@ def heap_columns(schema: Schema) -> list[str]:
     Public: the schema only."""
     return [c.name for c in schema.unresolved if isinstance(c, NumericColumn)
             and not isinstance(c, DatetimeColumn) and c.adaptive] + list(schema.auto)
+
+
+def declared_dates(schema: Schema) -> list[str]:
+    """The declared date/datetime columns (not auto) with neither bound public: the domain step
+    refines their DP bounds and reads their weekdays under DP, as for an auto column decided date
+    (``privacy.domain_budget.date_events``: two histograms at a heap column's weight, planned).
+    A column with one public bound keeps it and runs neither (``refine_date_domain`` leaves a
+    declared bound). Public: the schema only."""
+    return [c.name for c in schema.unresolved if isinstance(c, DatetimeColumn)
+            and c.lower is None and c.upper is None]
+
+
+def weekday_only_dates(schema: Schema) -> list[str]:
+    """The declared date/datetime columns with both bounds public and no ``weekdays``: the
+    domain step reads their weekdays under DP (one weekday histogram each, planned at
+    1/REFINE_NOISE_FACTOR² of a domain histogram: ``privacy.domain_budget.date_events``); their
+    bounds need no refinement. Public: the schema only."""
+    return [c.name for c in schema.columns if isinstance(c, DatetimeColumn)
+            and not c.needs_bounds and c.weekdays is None]
 
 
 def exact_values(values: pd.Series, column: NumericColumn) -> dict[float, int]:
@@ -723,14 +756,15 @@ def weekday_domain(column: DatetimeColumn, domain: dict, exact: np.ndarray, sigm
                    source: RandomSource, kept: dict | None = None) -> dict:
     """``domain`` with the column's noisy weekday counts (``exact`` noised at ``sigma``, the
     realised σ_w: its DiscreteGaussianEvent is the domain step's, sensitivity Δ₂, each row on
-    one weekday) and, when the column has DP bounds and declares no ``weekdays``, the weekdays
-    ``decided_weekdays`` reads from them alone (post-processing). The histogram runs for every
-    auto column decided date (its event is recorded whatever it shows). ``kept``: where to keep
-    the (noisy, exact) counts, by column name."""
+    one weekday) and, when the column has bounds (DP ones in ``domain``, or public) and declares
+    no ``weekdays``, the weekdays ``decided_weekdays`` reads from them alone (post-processing).
+    The histogram runs for every auto column decided date and every declared date the plan
+    holds it for (its event is recorded whatever it shows). ``kept``: where to keep the (noisy,
+    exact) counts, by column name."""
     counts = noisy_weekdays(exact, sigma, source)
     if kept is not None:  # the noisy counts (DP outputs) and the exact ones (tests only)
         kept[column.name] = (counts, np.asarray(exact))
-    if "upper" not in domain or column.weekdays is not None:
+    if ("upper" not in domain and column.upper is None) or column.weekdays is not None:
         return domain
     entry = dict(domain, weekday_counts={"counts": counts.tolist(), "sigma": sigma})
     days = decided_weekdays(counts, sigma)
@@ -834,9 +868,9 @@ def with_domain_step(
     by ``pipeline.plan_job`` from public figures) and the recipe's stages share the rest.
     Refuses, before any data is read, a column it cannot resolve with the budget configured."""
     unresolved = job.schema.unresolved
-    if not unresolved:
-        return stages
     budget = job.config.budget
+    if not unresolved and (budget.domain_share == 0 or not weekday_only_dates(job.schema)):
+        return stages  # (domain_share 0: a public-bounds date's weekdays are not bought)
     problems = []
     for column in unresolved:
         if isinstance(column, NumericColumn) and budget.domain_share == 0:
@@ -857,7 +891,8 @@ def with_domain_step(
     share = budget.domain_share if share is None else share
     if share is None:
         share = domain_share(len(unresolved), len(job.schema.modelled), len(job.schema.auto),
-                             len(heap_columns(job.schema)))
+                             len(heap_columns(job.schema)) + len(declared_dates(job.schema)),
+                             len(weekday_only_dates(job.schema)))
     return [(DomainStage(job, context), share)] + [(s, w * (1 - share)) for s, w in stages]
 
 
@@ -917,7 +952,7 @@ def domain_lines(declared: Schema, resolved: Schema,
     kept_shares, thresholds, unbounded = kept_shares or {}, thresholds or {}, unbounded or {}
     lines, empty = [], []
     lost = [name for name, share in kept_shares.items() if share < LOST_MOST]
-    for column in declared.unresolved:
+    for column in declared.unresolved + [declared.column(n) for n in weekday_only_dates(declared)]:
         chosen = resolved.column(column.name)
         kind = unbounded.get(column.name, chosen.kind)
         kind = f"{kind} (decided under DP)" if isinstance(column, AutoColumn) else kind

@@ -157,6 +157,31 @@ def weekday_sigma(sigma: float, multiplier: float) -> float:
     """σ_w = F_r·z·Δ₂ of an auto date column's weekday histogram, from σ = z·Δ₂ and z
     (``multiplier``): Δ₂ is its L2 sensitivity, each row on one weekday."""
     return weekday_multiplier(multiplier) * sigma / multiplier
+
+
+def date_events(z: float, dates: list[str] | tuple[str, ...],
+                weekday_dates: list[str] | tuple[str, ...] = ()) -> list[PrivacyEvent]:
+    """The events of the date columns ``dates`` (auto ones decided date, or declared ones with
+    neither bound public): per column one bounds refinement histogram at
+    ``date_refine_multiplier`` and one weekday histogram at ``weekday_multiplier`` of the plan's
+    z (sensitivity Δ₂: each row in at most one sub-bucket, on one weekday); Σ 1/z² per column is
+    a heap column's weight (``heap_column_weight``). ``weekday_dates`` (declared, both bounds
+    public, no ``weekdays``): the weekday histogram only (weight 1/F_r²). None when both are
+    empty.
+
+    A declared date column runs the same histograms as an auto one decided date (branch
+    declareddate, issue 24: before it, a declared ``kind: date`` kept its guard years and
+    released weekend dates on a weekday-only table, 28 % on ISLP NYSE with its bounds public
+    too); its weight is planned (``plan_domain_noise``, ``domain_share``), so the plan's ρ and δ
+    are stated up front."""
+    events: list[PrivacyEvent] = []
+    if dates:
+        events.append(DiscreteGaussianEvent(date_refine_multiplier(z), len(dates),
+                                            label=DATE_REFINE_LABEL + ", ".join(dates)))
+    if weekly := list(dates) + list(weekday_dates):
+        events.append(DiscreteGaussianEvent(weekday_multiplier(z), len(weekly),
+                                            label=WEEKDAY_LABEL + ", ".join(weekly)))
+    return events
 # the heap histograms' event: their cells released are the kept heaps and, unthresholded, the
 # round values named from the DP bounds (synthpriv.privacy.candidates: same noise, no added ρ/δ)
 HEAP_LABEL = "DP heaps (exact-value counts; named round values' counts unthresholded) of "
@@ -196,6 +221,7 @@ def plan_domain_noise(
     rho: float, bounds: list[str], categories: list[str], delta: float, neighbouring: str,
     epsilon: float, kinds: list[str] | tuple[str, ...] = (), rows_per_person: int = 1,
     heaps: list[str] | tuple[str, ...] = (), kind_multiplier: float | None = None,
+    dates: list[str] | tuple[str, ...] = (), weekday_dates: list[str] | tuple[str, ...] = (),
 ) -> DomainNoise:
     """Noise for DP bounds of the columns ``bounds``, DP categories of ``categories`` and the
     kind, then the bounds or categories, of the auto columns ``kinds``, from zCDP ``rho``; the
@@ -207,12 +233,16 @@ def plan_domain_noise(
     (heap discovery, see the module docstring); their thresholds share ``delta`` too.
     ``kind_multiplier``: the kind statistics' multiplier fixed from outside (the small-table
     branch, ``SmallTableBranch``: the kinds pass at the default plan's noise); the rest of
-    ``rho`` then sets z. None: z from the whole of ``rho``, the kinds at KIND_NOISE_FACTOR·z."""
+    ``rho`` then sets z. None: z from the whole of ``rho``, the kinds at KIND_NOISE_FACTOR·z.
+    ``dates``: the declared date/datetime columns among ``bounds`` with neither bound public;
+    ``weekday_dates``: those with both bounds public and no ``weekdays`` (``date_events``: an
+    auto date's two histograms at a heap column's weight; its weekday histogram alone)."""
     histograms = len(bounds) + len(categories) + len(kinds)
-    if rho <= 0 or histograms == 0:
+    if rho <= 0 or histograms + len(weekday_dates) == 0:
         raise ValueError("the domain step needs ρ > 0 and at least one column")
     kind_weight = KIND_STATISTICS * len(kinds) / KIND_NOISE_FACTOR**2
-    heap_weight = len(heaps) * heap_column_weight()
+    heap_weight = ((len(heaps) + len(dates)) * heap_column_weight()
+                   + len(weekday_dates) / REFINE_NOISE_FACTOR**2)
     if kind_multiplier is None or not kinds:
         multiplier = math.sqrt((histograms + kind_weight + heap_weight) / (2.0 * rho))
         kind_multiplier = KIND_NOISE_FACTOR * multiplier
@@ -228,7 +258,8 @@ def plan_domain_noise(
         f"bounds or categories of {', '.join(kinds)}"] * bool(kinds)
     # one event for all the histograms of one noise: the PLD accountant composes it once
     events: list[PrivacyEvent] = [
-        DiscreteGaussianEvent(multiplier, histograms, label="DP domain: " + "; ".join(parts))]
+        DiscreteGaussianEvent(multiplier, histograms, label="DP domain: " + "; ".join(parts))
+    ] if histograms else []
     kind_sigma = singleton_sigma = None
     if kinds:
         kind_sigma = kind_multiplier * sensitivity
@@ -262,6 +293,7 @@ def plan_domain_noise(
         noise.refine_sigma = REFINE_NOISE_FACTOR * multiplier * sensitivity
         events.append(DiscreteGaussianEvent(REFINE_NOISE_FACTOR * multiplier, len(heaps),
                                             label=REFINE_LABEL + ", ".join(heaps)))
+    events += date_events(multiplier, dates, weekday_dates)
     return noise
 
 
@@ -289,28 +321,30 @@ class RealisedNoise:
     weight: float
     events: list[PrivacyEvent] = field(default_factory=list)
     multiplier: float = 0.0  # the plan's z (every histogram not reallocated keeps it)
-    date_sigma: float = 0.0  # the auto date columns' refinement's σ_d (date_refine_sigma)
-    weekday_sigma: float = 0.0  # their weekday histograms' σ_w (weekday_sigma)
 
 
 def realised_domain_noise(
     rho: float, bounds: list[str], categories: list[str], delta: float, neighbouring: str,
     epsilon: float, kinds: list[str] | tuple[str, ...], decided: dict[str, str],
     rows_per_person: int = 1, heaps: list[str] | tuple[str, ...] = (),
-    kind_multiplier: float | None = None,
+    kind_multiplier: float | None = None, declared_dates: list[str] | tuple[str, ...] = (),
+    weekday_dates: list[str] | tuple[str, ...] = (),
 ) -> RealisedNoise:
     """The reallocated pass (2) for the kinds ``decided`` (auto column → one of ``DECIDED``: DP
     outputs of pass (1)), from the plan's public inputs (``plan_domain_noise``'s arguments):
     the unused weight and threshold δ go, in equal shares, to the auto columns decided
     categorical (module docstring, "Reallocation"). Privacy cost: the plan's ρ and δ for every
-    outcome, no more (its events are the plan's totals; checked here, ValueError otherwise)."""
+    outcome, no more (its events are the plan's totals; checked here, ValueError otherwise).
+    ``declared_dates``, ``weekday_dates``: ``plan_domain_noise``'s ``dates`` and
+    ``weekday_dates`` (run as planned in every outcome)."""
     unknown = sorted(set(kinds) ^ set(decided)) + sorted(
         f"{name}: {kind}" for name, kind in decided.items() if kind not in DECIDED)
     if unknown:
         raise ValueError(f"decided kinds must name every auto column once as one of {DECIDED}; "
                          f"wrong: {unknown}")
     plan = plan_domain_noise(rho, bounds, categories, delta, neighbouring, epsilon, kinds,
-                             rows_per_person, heaps, kind_multiplier)
+                             rows_per_person, heaps, kind_multiplier, declared_dates,
+                             weekday_dates)
     sensitivity = plan.sigma / plan.multiplier  # Δ₂, as the plan has it
     z, heap_weight = plan.multiplier, heap_column_weight()
     heap_z = HEAP_NOISE_FACTOR * z
@@ -341,14 +375,8 @@ def realised_domain_noise(
     events += [e for e in plan.events if e.label.startswith("DP kinds")]
     events += [ThresholdEvent(plan.delta_per_column, label=f"category threshold: {name}")
                for name in planned]
-    realised = RealisedNoise(None, None, 0.0, 0.0, multiplier=z,
-                             date_sigma=date_refine_sigma(plan.sigma, z),
-                             weekday_sigma=weekday_sigma(plan.sigma, z))
-    if dates:  # sensitivity Δ₂: each row in at most one sub-bucket / one weekday
-        events.append(DiscreteGaussianEvent(date_z, len(dates),
-                                            label=DATE_REFINE_LABEL + ", ".join(dates)))
-        events.append(DiscreteGaussianEvent(weekday_z, len(dates),
-                                            label=WEEKDAY_LABEL + ", ".join(dates)))
+    realised = RealisedNoise(None, None, 0.0, 0.0, multiplier=z)
+    events += date_events(z, list(declared_dates) + dates, weekday_dates)  # declared: as planned
     if cats:
         realised.weight = 1.0 + unused / len(cats)  # unused counts their own heaps
         cat_z = z / math.sqrt(realised.weight)
@@ -405,7 +433,8 @@ def realised_domain_noise(
 ONE_WAY_SHARE = 1 / 3  # MST's first third: the 1-way marginals of all d columns (McKenna et al.)
 
 
-def domain_share(histograms: int, columns: int, kinds: int = 0, heaps: int = 0) -> float:
+def domain_share(histograms: int, columns: int, kinds: int = 0, heaps: int = 0,
+                 weekday_dates: int = 0) -> float:
     """The domain step's share of the job's ρ when ``budget.domain_share`` is not given: the share
     that gives each of its ``histograms`` (one per column it resolves) the noise of a 1-way
     marginal measured with a third of the budget split over the ``columns`` (MST's 1-way round).
@@ -425,12 +454,15 @@ def domain_share(histograms: int, columns: int, kinds: int = 0, heaps: int = 0) 
     plan then raises it (``small_table_share``). ``kinds`` auto columns
     (counted among the ``histograms`` too) add their KIND_STATISTICS kind statistics at
     1/KIND_NOISE_FACTOR² of a histogram's ρ each, and ``heaps`` heap histograms
-    1/HEAP_NOISE_FACTOR² + 1/REFINE_NOISE_FACTOR² each (with their bounds refinement).
-    Public: k, d and the numbers of auto and heap columns only."""
-    if histograms <= 0 or columns <= 0:
+    1/HEAP_NOISE_FACTOR² + 1/REFINE_NOISE_FACTOR² each (with their bounds refinement; a declared
+    date column without public bounds counts as one: its refinement and weekday histograms,
+    ``date_events``), and ``weekday_dates`` declared dates with public bounds a weekday histogram
+    each (1/REFINE_NOISE_FACTOR²). Public: k, d and the numbers of auto and heap columns only."""
+    if histograms + weekday_dates <= 0 or columns <= 0:
         raise ValueError("the domain share needs at least one column")
     weight = (histograms + KIND_STATISTICS * kinds / KIND_NOISE_FACTOR**2
-              + heaps * heap_column_weight()) * ONE_WAY_SHARE / columns
+              + heaps * heap_column_weight()
+              + weekday_dates / REFINE_NOISE_FACTOR**2) * ONE_WAY_SHARE / columns
     return weight / (1.0 + weight)
 
 

@@ -28,6 +28,9 @@ from tests.privacy.test_noise_scales import assert_noise_scale, the_one_event
 
 SCHEMA = {"columns": [{"name": "g", "kind": "categorical", "categories": ["a", "b"]},
                       {"name": "d", "kind": "auto"}]}
+# the same column declared ``kind: date`` without bounds: refined alike (branch declareddate)
+DECLARED = {"columns": [SCHEMA["columns"][0], {"name": "d", "kind": "date"}]}
+SCHEMAS = pytest.mark.parametrize("schema", [SCHEMA, DECLARED], ids=["auto", "declared"])
 FIRST, LAST = pd.Timestamp("2016-01-01"), pd.Timestamp("2018-06-30")  # 30 months of dates
 
 
@@ -41,7 +44,9 @@ def _table(rows: int = 6000) -> pd.DataFrame:
 
 def _resolve(job, plan, stage, table: pd.DataFrame, seed: int, ledger: Ledger | None = None):
     ledger = ledger or Ledger(job.config.budget.neighbouring)
-    resolved = stage.resolve(job, plan, ledger, RandomSource.seeded(seed), chunks=[table])
+    # a declared date is read from the job's file (as a run reads it: days); auto cells as text
+    chunks = [table] if job.schema.auto else None
+    resolved = stage.resolve(job, plan, ledger, RandomSource.seeded(seed), chunks=chunks)
     return resolved, ledger
 
 
@@ -49,15 +54,16 @@ def _days(stamp: pd.Timestamp) -> float:
     return float((stamp - pd.Timestamp("1970-01-01")).days)
 
 
+@SCHEMAS
 @pytest.mark.parametrize("neighbouring", ["add_remove", "replace_one"])
-def test_date_sub_bucket_counts_carry_the_planned_noise(tmp_path: Path,
-                                                        neighbouring: str) -> None:
+def test_date_sub_bucket_counts_carry_the_planned_noise(tmp_path: Path, neighbouring: str,
+                                                        schema: dict) -> None:
     """The noisy sub-bucket counts minus their exact counts have std z_d·Δ₂, z_d = F·z (the
     heap histogram's slot, which a date does not run; its weekdays take the refinement's),
     within the chi-square bounds of the sample variance (1e-4 each side), and are unbiased
     (4 standard errors)."""
     table = _table()
-    job, plan, stage = _job(tmp_path, table, SCHEMA, neighbouring=neighbouring)
+    job, plan, stage = _job(tmp_path, table, schema, neighbouring=neighbouring)
     z = plan.noise["noise_multiplier"]
     expected = HEAP_NOISE_FACTOR * z * histogram_l2_sensitivity(neighbouring)
     assert plan.noise["date_refine_sigma"] == pytest.approx(expected)
@@ -72,12 +78,15 @@ def test_date_sub_bucket_counts_carry_the_planned_noise(tmp_path: Path,
     assert_noise_scale(drawn, expected)
 
 
-def test_the_date_refinement_is_on_the_ledger_at_the_plans_rho(tmp_path: Path) -> None:
+@SCHEMAS
+def test_the_date_refinement_is_on_the_ledger_at_the_plans_rho(tmp_path: Path,
+                                                               schema: dict) -> None:
     """The domain step records one DiscreteGaussianEvent at z_d for the date's refinement, its
     heap histogram is not recorded (neither run nor "planned, not run": its slot is z_d's),
-    and the step's events hold the plan's ρ exactly."""
+    and the step's events hold the plan's ρ exactly (a declared date's too: its weight is in
+    the plan)."""
     table = _table()
-    job, plan, stage = _job(tmp_path, table, SCHEMA)
+    job, plan, stage = _job(tmp_path, table, schema)
     _, ledger = _resolve(job, plan, stage, table, 0)
     z = plan.noise["noise_multiplier"]
     the_one_event(ledger, DATE_REFINE_LABEL, date_refine_multiplier(z))
@@ -86,14 +95,16 @@ def test_the_date_refinement_is_on_the_ledger_at_the_plans_rho(tmp_path: Path) -
     assert spent == pytest.approx(plan.rho, rel=1e-9)
 
 
-def test_a_date_column_gets_bounds_inside_its_end_years(tmp_path: Path) -> None:
+@SCHEMAS
+def test_a_date_column_gets_bounds_inside_its_end_years(tmp_path: Path, schema: dict) -> None:
     """30 months of dates, ≈ 200 rows a month: the year buckets (and any guard year) give
     bounds of whole years; refined, the upper bound moves into 2018 (its first half holds the
     rows) in at least 8 of 10 draws, and no draw cuts a real date by more than one part of a
     year (the bounds reach FIRST and LAST within a quarter, dates clipped at most that far).
-    Without the refinement every draw ends on 2018-12-31 or later."""
+    Without the refinement every draw ends on 2018-12-31 or later. The same for the column
+    declared ``kind: date`` without bounds."""
     table = _table()
-    job, plan, stage = _job(tmp_path, table, SCHEMA)
+    job, plan, stage = _job(tmp_path, table, schema)
     inside = 0
     for seed in range(10):
         resolved, _ = _resolve(job, plan, stage, table, seed)

@@ -23,9 +23,18 @@ from synthpriv.privacy.weekdays import decided_weekdays
 from tests.privacy.test_heap_discovery import _job
 from tests.privacy.test_noise_scales import assert_noise_scale, the_one_event
 
+FIRST, LAST = "2016-01-01", "2018-06-30"  # 30 months
 SCHEMA = {"columns": [{"name": "g", "kind": "categorical", "categories": ["a", "b"]},
                       {"name": "d", "kind": "auto"}]}
-FIRST, LAST = "2016-01-01", "2018-06-30"  # 30 months
+# the same column declared ``kind: date`` without bounds (branch declareddate): the same two
+# histograms, planned (privacy.domain_budget.date_events)
+DECLARED = {"columns": [SCHEMA["columns"][0], {"name": "d", "kind": "date"}]}
+# and with public bounds (no ``weekdays``): the weekday histogram alone, the only DP domain
+# mechanism of the job
+PUBLIC = {"columns": [SCHEMA["columns"][0],
+                      {"name": "d", "kind": "date", "lower": FIRST, "upper": LAST}]}
+SCHEMAS = pytest.mark.parametrize("schema", [SCHEMA, DECLARED, PUBLIC],
+                                  ids=["auto", "declared", "public-bounds"])
 
 
 def _table(business: bool = True, rows: int = 6000) -> pd.DataFrame:
@@ -38,17 +47,21 @@ def _table(business: bool = True, rows: int = 6000) -> pd.DataFrame:
 
 def _resolve(job, plan, stage, table: pd.DataFrame, seed: int, ledger: Ledger | None = None):
     ledger = ledger or Ledger(job.config.budget.neighbouring)
-    resolved = stage.resolve(job, plan, ledger, RandomSource.seeded(seed), chunks=[table])
+    # a declared date is read from the job's file (as a run reads it: days); auto cells as text
+    chunks = [table] if job.schema.auto else None
+    resolved = stage.resolve(job, plan, ledger, RandomSource.seeded(seed), chunks=chunks)
     return resolved, ledger
 
 
+@SCHEMAS
 @pytest.mark.parametrize("neighbouring", ["add_remove", "replace_one"])
-def test_weekday_counts_carry_the_planned_noise(tmp_path: Path, neighbouring: str) -> None:
+def test_weekday_counts_carry_the_planned_noise(tmp_path: Path, neighbouring: str,
+                                                schema: dict) -> None:
     """The noisy weekday counts minus their exact counts have std σ_w = F_r·z·Δ₂ (the plan's
     figure), within the chi-square bounds of the sample variance (1e-4 each side), unbiased
     (4 standard errors); the exact counts are the table's weekdays (each row on one)."""
     table = _table()
-    job, plan, stage = _job(tmp_path, table, SCHEMA, neighbouring=neighbouring)
+    job, plan, stage = _job(tmp_path, table, schema, neighbouring=neighbouring)
     expected = REFINE_NOISE_FACTOR * plan.noise["noise_multiplier"] * \
         histogram_l2_sensitivity(neighbouring)
     assert plan.noise["weekday_sigma"] == pytest.approx(expected)
@@ -64,11 +77,18 @@ def test_weekday_counts_carry_the_planned_noise(tmp_path: Path, neighbouring: st
     assert_noise_scale(drawn, expected)
 
 
-def test_the_weekday_histogram_is_on_the_ledger_at_the_plans_rho(tmp_path: Path) -> None:
+@SCHEMAS
+def test_the_weekday_histogram_is_on_the_ledger_at_the_plans_rho(tmp_path: Path,
+                                                                 schema: dict) -> None:
     """One DiscreteGaussianEvent at F_r·z for the column's weekdays, and the step's events
-    hold the plan's ρ exactly (the histogram is inside the date's heap-column weight)."""
+    hold the plan's ρ exactly (the histogram is inside the date's heap-column weight; for a
+    declared date the plan holds that event before any data is read)."""
     table = _table()
-    job, plan, stage = _job(tmp_path, table, SCHEMA)
+    job, plan, stage = _job(tmp_path, table, schema)
+    if schema is not SCHEMA:  # a declared date: stated up front, the plan's own events
+        planned = [e for e in plan.events if e.label.startswith(WEEKDAY_LABEL)]
+        assert [e.noise_multiplier for e in planned] == pytest.approx(
+            [REFINE_NOISE_FACTOR * plan.noise["noise_multiplier"]])
     _, ledger = _resolve(job, plan, stage, table, 0)
     z = plan.noise["noise_multiplier"]
     the_one_event(ledger, WEEKDAY_LABEL, REFINE_NOISE_FACTOR * z)
@@ -120,16 +140,17 @@ def test_weekdays_are_decided_for_business_days_and_not_for_every_day(tmp_path: 
         assert column.weekdays is None and column.weekday_counts is not None, seed
 
 
-def test_a_business_day_table_releases_no_weekend_date(tmp_path: Path) -> None:
-    """End to end (seeded): an NYSE-like table of business days, every column auto, released
-    with no date on a Saturday or Sunday; the manifest's schema shows the decided weekdays
-    and their noisy counts (DP outputs)."""
+@SCHEMAS
+def test_a_business_day_table_releases_no_weekend_date(tmp_path: Path, schema: dict) -> None:
+    """End to end (seeded): an NYSE-like table of business days, its date auto or declared
+    ``kind: date`` without bounds, released with no date on a Saturday or Sunday; the
+    manifest's schema shows the decided weekdays and their noisy counts (DP outputs)."""
     import json
 
     from synthpriv.runner import run_job
 
     table = _table()
-    job, _, _ = _job(tmp_path, table, SCHEMA)
+    job, _, _ = _job(tmp_path, table, schema)
     run_job(job, source=RandomSource.seeded(2), evaluate=False, force=True)
     released = pd.to_datetime(pd.read_csv(tmp_path / "out" / "synthetic.csv")["d"].dropna())
     assert len(released) > 0.9 * len(table)
@@ -151,3 +172,36 @@ def test_the_decision_needs_a_sharp_gap() -> None:
     assert decided_weekdays(np.array([strong] * 4 + [SHARP * bar - 0.5, 0, 0]), sigma) is None
     assert decided_weekdays(np.array([weak] * 7), sigma) is None
     assert decided_weekdays(np.array([strong] * 7), sigma) is None
+
+
+def test_a_declared_date_with_a_public_bound_runs_no_date_histogram(tmp_path: Path) -> None:
+    """A declared date with one public bound keeps it (the refinement leaves a declared bound):
+    the plan holds neither date histogram for it, and its DP side is bought as before."""
+    from synthpriv.domain_stage import declared_dates
+    from synthpriv.privacy.domain_budget import DATE_REFINE_LABEL
+
+    half = {"columns": [SCHEMA["columns"][0],
+                        {"name": "d", "kind": "date", "lower": FIRST}]}
+    job, plan, _ = _job(tmp_path, _table(), half)
+    assert declared_dates(job.schema) == []
+    assert not [e for e in plan.events if e.label.startswith((WEEKDAY_LABEL, DATE_REFINE_LABEL))]
+
+
+def test_a_date_with_public_bounds_and_weekdays_runs_no_domain_step(tmp_path: Path) -> None:
+    """A declared date whose bounds and weekdays are both public needs nothing from the data:
+    no domain step is planned (the job's plan as before declareddate), nor with
+    ``domain_share: 0``; with neither its weekdays nor that
+    the plan holds the one weekday histogram, at 1/F_r² of a domain histogram's weight."""
+    from synthpriv.domain_stage import DomainStage
+    from synthpriv.pipeline import plan_job
+
+    known = {"columns": [SCHEMA["columns"][0], {**PUBLIC["columns"][1],
+                                                "weekdays": ["Mon", "Tue", "Wed", "Thu", "Fri"]}]}
+    job, _, _ = _job(tmp_path / "k", _table(), known)
+    assert not any(isinstance(stage, DomainStage) for stage, _ in plan_job(job)[1])
+    job, _, _ = _job(tmp_path / "z", _table(), PUBLIC, domain_share=0)  # no budget given to it
+    assert not any(isinstance(stage, DomainStage) for stage, _ in plan_job(job)[1])
+    _, plan, _ = _job(tmp_path / "p", _table(), PUBLIC)
+    (event,) = plan.events
+    assert event.label == WEEKDAY_LABEL + "d" and event.count == 1
+    assert zcdp_rho(event) == pytest.approx(plan.rho, rel=1e-12)
