@@ -1,8 +1,14 @@
-import sys, yaml, pathlib, numpy as np
+import pathlib
+import sys
+
+import numpy as np
+import yaml
+
 from synthpriv.config import load_job
-from synthpriv.runner import run_job
-from synthpriv.model_store import load_model
 from synthpriv.marginals.compress import is_identity
+from synthpriv.model_store import load_model
+from synthpriv.runner import run_job
+
 for spec in sys.argv[1:]:
     cache, table = spec.split(':')
     src = pathlib.Path(cache) / 'suite' / table / 'job-draft-aim-eps1.yaml'
