@@ -1,3 +1,5 @@
+"""chasflip's check (as run): data-read-draft releases whose coarse map has as many cells as the
+fine one but reordered. Arguments: CACHE:TABLE (a suite cache holding suite/TABLE/job-draft-aim-eps1.yaml)."""
 import pathlib
 import sys
 
@@ -15,7 +17,8 @@ for spec in sys.argv[1:]:
     cfg = yaml.safe_load(src.read_text())
     for seed in (1, 2):
         cfg.update(seed=seed, output={'dir': f'/tmp/lead-maps/{table}-{seed}'}, evaluation={'enabled': False})
-        p = pathlib.Path(f'/tmp/lead-maps/{table}.yaml'); p.write_text(yaml.safe_dump(cfg))
+        p = pathlib.Path(f'/tmp/lead-maps/{table}.yaml')
+        p.write_text(yaml.safe_dump(cfg))
         run_job(load_job(p), force=True, evaluate=False)
         m = load_model(f'/tmp/lead-maps/{table}-{seed}')
         bad = [a for a, mp in (m.coarsening.maps.items() if m.coarsening else [])
