@@ -20,6 +20,7 @@ from synthpriv.privacy.mechanisms import histogram_l2_sensitivity
 from synthpriv.privacy.randomness import RandomSource
 from synthpriv.privacy.refine import SHARP, located_bar
 from synthpriv.privacy.weekdays import decided_weekdays
+from tests.privacy.test_date_refine import _resolve
 from tests.privacy.test_heap_discovery import _job
 from tests.privacy.test_noise_scales import assert_noise_scale, the_one_event
 
@@ -43,14 +44,6 @@ def _table(business: bool = True, rows: int = 6000) -> pd.DataFrame:
     days = pd.bdate_range(FIRST, LAST) if business else pd.date_range(FIRST, LAST)
     dates = days[np.arange(rows) % len(days)].sort_values().strftime("%Y-%m-%d")
     return pd.DataFrame({"g": np.where(np.arange(rows) % 2, "a", "b"), "d": dates})
-
-
-def _resolve(job, plan, stage, table: pd.DataFrame, seed: int, ledger: Ledger | None = None):
-    ledger = ledger or Ledger(job.config.budget.neighbouring)
-    # a declared date is read from the job's file (as a run reads it: days); auto cells as text
-    chunks = [table] if job.schema.auto else None
-    resolved = stage.resolve(job, plan, ledger, RandomSource.seeded(seed), chunks=chunks)
-    return resolved, ledger
 
 
 @SCHEMAS
