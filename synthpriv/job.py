@@ -427,7 +427,7 @@ class SynthesisJob:
         when the run evaluates and the config asks), run the stages and check δ against the
         model's DP row count (``check_delta``; a public count was checked when planned);
         nothing is written. The plan-time warnings (public inputs only) go to the manifest."""
-        from synthpriv.plan_warnings import plan_messages
+        from synthpriv.plan_warnings import plan_messages, sized_noise_warning
 
         plan, stages = self.planned  # fails on a bad plan before any data is read
         warnings = plan_messages(self.job, plan, stages, evaluate, informational=False)
@@ -438,7 +438,10 @@ class SynthesisJob:
         job, planned = self.resolve(ledger, self.source, table)
         with self.open_input(job, evaluate, table, codes) as (data, members, held_back, codes):
             run = self.run_stages(job, planned, data, self.source, ledger, codes)
-        check_delta(job, model_records(run.state))  # public n (checked when planned) or DP n̂
+        records = model_records(run.state)
+        check_delta(job, records)  # public n (checked when planned) or DP n̂
+        if records is not None:  # the noise again, at the sizes the run chose
+            warnings = warnings + sized_noise_warning(job, *planned, records, warnings)
         return Fitted(run, run.synthetic.in_order(columns), members, held_back, warnings)
 
     def release(self, fitted: Fitted, out: Path | None = None, *, force: bool = False,

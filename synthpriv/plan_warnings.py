@@ -12,18 +12,25 @@ noise and is not estimated):
   below the plan's ``one_way_rule_rows`` the later rounds use up to ``sigma_later_rounds_most``,
   about 1.2× more; annealing only lowers σ), both for 2-way marginals; ``sigma_one_way`` for
   the one_way selection (1-way);
-* m: the median, over modelled columns, of a column's cells — its categories, or its bins (an
-  adaptive numeric column, without ``edges``/``bins``, counts as at most the stage's ``max_bins``),
-  plus one for the missing code; C = m² cells in a typical 2-way marginal (m for 1-way). An
-  adaptive column gets fewer bins than ``max_bins`` when its counts are noisy, so C is an upper
-  bound there and the estimate errs towards warning;
+* m: the median, over modelled columns, of a column's cells — its categories, or its bins —
+  plus one for the missing code; C = m² cells in a typical 2-way marginal (m for 1-way). A column
+  whose size the run decides (``kind: auto``, discovered categories, an adaptive numeric column
+  without ``edges``/``bins``) is counted twice: at its most, the stage's ``max_bins``, and at its
+  fewest, FEWEST_CELLS (``marginals.compress.bin_count``'s floor: the run gives an adaptive
+  column about √(n̂/σ) bins, so that a 2-way cell of two of them expects about σ rows);
 * Y = σ · C: the row count at which a typical cell's expected count n̂ / C equals σ.
 
-With a public row count n̂ (``data.public_records``) the warning fires when n̂ / C < σ: a typical
-measured cell would hold less signal than noise. Without one, n̂ is unknown before the data is read
-(and reading it would spend budget), so the plan states Y as a note ("a table of fewer than Y rows
-would be mostly noise") and warns only when Y exceeds ``UNKNOWN_ROWS_LIMIT``: then even a table of
-that size — larger than most tables synthesised — would be mostly noise.
+With a public row count n̂ (``data.public_records``) the warning fires when n̂ / C < σ at the
+fewest cells: a typical measured cell would hold less signal than noise however the run sizes its
+columns. Without one, n̂ is unknown before the data is read (and reading it would spend budget),
+so the plan states Y as a note ("a table of fewer than Y rows would be mostly noise") and warns
+only when Y at the fewest cells exceeds ``UNKNOWN_ROWS_LIMIT``: then even a table of that size —
+larger than most tables synthesised — would be mostly noise. Counting run-sized columns at their
+most warned on every all-``auto`` draft at ε = 1 (Y ≈ 110,000 on Adult, whose release is 2-way TVD
+0.03): a warning that fires on every first run teaches users to ignore it, or to raise ε for
+nothing. Where the two counts differ the note gives both, and the run checks again once its
+run has sized the columns (``sized_noise_warning``: the resolved schema's categories and bounds
+and the model's DP row count n̂, DP outputs, so the check is post-processing).
 """
 
 from __future__ import annotations
@@ -45,6 +52,7 @@ UNKNOWN_ROWS_LIMIT = 50_000
 SIGMA_KEYS = (("sigma_two_way", 2), ("sigma_later_rounds", 2), ("sigma_first_rounds", 2),
               ("sigma_one_way", 1))
 DEFAULT_MAX_BINS = 32  # the marginals stage's default (synthpriv.marginals.compress.MAX_BINS)
+FEWEST_CELLS = 2  # the fewest bins the run gives an adaptive column (compress.bin_count's floor)
 
 
 @dataclass(frozen=True)
@@ -54,13 +62,25 @@ class NoiseEstimate:
     stage: str
     sigma: float  # noise std of one measured cell
     degree: int  # 1 or 2: the marginals σ applies to
-    column_cells: float  # m: the median column's cells
-    records: int | None  # n̂ when public, else None
+    column_cells: float  # m: the median column's cells (run-sized columns at their most)
+    records: int | None  # n̂ when known (public, or the run's DP n̂), else None
+    fewest_column_cells: float | None = None  # m with run-sized columns at their fewest
+    records_said: str = "the public row count"  # where n̂ comes from, for the sentence
+
+    @property
+    def fewest(self) -> float:
+        """m at the fewest cells (the same as ``column_cells`` when no column is run-sized)."""
+        return self.column_cells if self.fewest_column_cells is None else self.fewest_column_cells
 
     @property
     def cells(self) -> float:
-        """C: cells of a typical marginal of this degree (m^degree)."""
+        """C: cells of a typical marginal of this degree (m^degree), run-sized columns at most."""
         return self.column_cells**self.degree
+
+    @property
+    def fewest_cells(self) -> float:
+        """C with run-sized columns at their fewest cells."""
+        return self.fewest**self.degree
 
     @property
     def rows_needed(self) -> float:
@@ -68,43 +88,59 @@ class NoiseEstimate:
         return self.sigma * self.cells
 
     @property
+    def fewest_rows_needed(self) -> float:
+        """Y at the fewest cells: below it the release is mostly noise however the run sizes."""
+        return self.sigma * self.fewest_cells
+
+    @property
     def expected(self) -> float | None:
-        """n̂ / C: the expected count of a typical cell, when n̂ is public."""
+        """n̂ / C: the expected count of a typical cell, when n̂ is known."""
         return None if self.records is None else self.records / self.cells
 
     @property
     def useless(self) -> bool:
-        """Whether a typical cell would be mostly noise (the module docstring's rule)."""
-        if self.expected is not None:
-            return self.expected < self.sigma
-        return self.rows_needed > UNKNOWN_ROWS_LIMIT
+        """Whether a typical cell would be mostly noise at the fewest cells (the module
+        docstring's rule)."""
+        if self.records is not None:
+            return self.records / self.fewest_cells < self.sigma
+        return self.fewest_rows_needed > UNKNOWN_ROWS_LIMIT
 
 
-def column_cells(schema: Schema, max_bins: int | None) -> list[int]:
-    """Cells of each modelled column as the marginals are counted: categories or bins, adaptive
-    numeric columns at most ``max_bins`` (None: the adaptive domain is off, the fine grid is
-    counted), plus one for the missing code."""
+def column_cells(schema: Schema, max_bins: int | None, fewest: bool = False,
+                 records: float | None = None, sigma: float | None = None) -> list[int]:
+    """Cells of each modelled column as the marginals are counted, plus one for the missing code:
+    categories or bins. A column the run sizes (auto, discovered categories, an adaptive numeric
+    column when ``max_bins`` is not None) counts at ``max_bins`` or, with ``fewest``, at
+    FEWEST_CELLS; with ``records`` (n̂, public or the run's DP count) and ``sigma``, an adaptive
+    numeric column counts at the bins the marginals stage gives it (``compress.bin_count``).
+    ``max_bins`` None: the adaptive domain is off and the fine grid is counted."""
+    from synthpriv.marginals.compress import bin_count
+
+    most = max_bins or DEFAULT_MAX_BINS
+    sized = FEWEST_CELLS if fewest else most
     cells = []
     for column in schema.modelled:
         if isinstance(column, AutoColumn):  # decided at run time: counted as an adaptive column
-            size = min(FINE_CELLS, max_bins or FINE_CELLS)
+            size = sized if max_bins is not None or fewest else FINE_CELLS
         elif isinstance(column, CategoricalColumn):  # discovered: merged to ≤ max_bins at most
-            size = len(column.categories) if not column.discovered else (
-                max_bins or DEFAULT_MAX_BINS)
+            size = len(column.categories) if not column.discovered else sized
         else:
             assert isinstance(column, NumericColumn)
             size = (column.bins or FINE_CELLS) if column.needs_bounds else len(
                 column.bin_edges()) - 1
             if column.adaptive and max_bins is not None:
-                size = min(size, max_bins)
+                size = min(size, sized if records is None or sigma is None
+                           else bin_count(records, sigma, max_bins))
         cells.append(size + int(column.missing))
     return cells
 
 
 def noise_estimates(
-    job: Job, plan: Plan, stages: list[tuple[Stage, float]]
+    job: Job, plan: Plan, stages: list[tuple[Stage, float]], records: float | None = None,
 ) -> list[NoiseEstimate]:
-    """One estimate per marginals stage of the plan that measures with noise."""
+    """One estimate per marginals stage of the plan that measures with noise. ``records``: the
+    run's DP row count n̂, for a schema the domain step has resolved (``sized_noise_warning``);
+    None: the public count, if any."""
     estimates = []
     for (stage, _share), stage_plan in zip(stages, plan.stages, strict=True):
         if stage.name != "marginals":
@@ -119,10 +155,32 @@ def noise_estimates(
                               if key in stage_plan.noise), (None, 0))
         if sigma is None:
             continue
-        median = statistics.median(column_cells(job.schema, max_bins))
-        estimates.append(NoiseEstimate(stage.name, float(sigma), degree, float(median),
-                                       fitted_records(job)))
+        if records is not None:
+            sized = column_cells(job.schema, max_bins, records=records, sigma=float(sigma))
+            estimates.append(NoiseEstimate(stage.name, float(sigma), degree,
+                                           float(statistics.median(sized)), round(records),
+                                           records_said="the DP row count n̂"))
+            continue
+        public = fitted_records(job)  # with it, adaptive numeric columns are sized as the run does
+        median, fewest = (statistics.median(column_cells(job.schema, max_bins, least, public,
+                                                         float(sigma)))
+                          for least in (False, True))
+        estimates.append(NoiseEstimate(stage.name, float(sigma), degree, float(median), public,
+                                       float(fewest)))
     return estimates
+
+
+def sized_noise_warning(job: Job, plan: Plan, stages: list[tuple[Stage, float]],
+                        records: float, said: list[str]) -> list[str]:
+    """The noise estimate again once the run has sized the columns: ``job`` the resolved job (its
+    categories and bounds: DP outputs or public), ``plan`` and ``stages`` the ones the run used,
+    ``records`` the model's row count n̂ (DP, or the public count), ``said`` the plan-time
+    messages. A ``WARNING`` for each stage whose typical cell is mostly noise at these sizes and
+    that the plan did not already warn about. Post-processing of DP outputs: no budget."""
+    return [f"WARNING: stage '{estimate.stage}': as the run sized the columns, "
+            f"{describe(estimate)}" for estimate in noise_estimates(job, plan, stages, records)
+            if estimate.useless and not any(message.startswith(
+                f"WARNING: stage '{estimate.stage}':") for message in said)]
 
 
 def fitted_records(job: Job) -> int | None:
@@ -138,19 +196,39 @@ def describe(estimate: NoiseEstimate) -> str:
     """The estimate as a sentence: σ against the expected count (or the rows needed), and what
     to change when it is too noisy."""
     way = f"{estimate.degree}-way"
-    cell = (f"each {way} cell gets noise σ = {_figure(estimate.sigma)}; a typical {way} marginal has "
-            f"up to {estimate.cells:,.0f} cells (median column: {estimate.column_cells:g} cells, "
-            "a numeric column without edges/bins counted at max_bins)")
-    if estimate.expected is not None:
-        ratio = estimate.sigma / estimate.expected
-        text = (f"{cell}, so with the public row count {estimate.records:,} a cell expects "
-                f"{_figure(estimate.expected)} rows: ")
+    ranged = estimate.fewest != estimate.column_cells
+    if ranged:
+        cell = (f"each {way} cell gets noise σ = {_figure(estimate.sigma)}; a typical {way} "
+                f"marginal has {estimate.fewest_cells:,.0f} to {estimate.cells:,.0f} cells (median "
+                f"column: {estimate.fewest:g} to {estimate.column_cells:g} cells: the run sizes "
+                f"auto, discovered and adaptive numeric columns to the noise, from "
+                f"{FEWEST_CELLS} cells to max_bins, plus one for missing)")
+    else:
+        cell = (f"each {way} cell gets noise σ = {_figure(estimate.sigma)}; a typical {way} "
+                f"marginal has {estimate.cells:,.0f} cells (median column: "
+                f"{estimate.column_cells:g} cells)")
+    if estimate.records is not None:
+        expected = estimate.records / estimate.fewest_cells
+        ratio = estimate.sigma / expected
+        shown = (f"{_figure(expected)} to {_figure(estimate.expected)}" if ranged
+                 else _figure(expected))
+        text = (f"{cell}, so with {estimate.records_said} {estimate.records:,} a cell expects "
+                f"{shown} rows: ")
         if not estimate.useless:
+            if ranged:
+                return text + (f"noise is {estimate.sigma / estimate.expected:.2g}× to "
+                               f"{ratio:.2g}× the expected count.")
             return text + f"noise is {ratio:.2g}× the expected count."
         return (text + f"the noise is {ratio:.2g}× the signal, and the release would be mostly "
                 "noise. " + _fixes(ratio))
-    text = (f"{cell}: a table of fewer than {estimate.rows_needed:,.0f} rows would be mostly "
-            "noise (the row count is not public: set data.public_records to check it)")
+    if ranged:
+        text = (f"{cell}: a table of fewer than {estimate.fewest_rows_needed:,.0f} rows would be "
+                f"mostly noise, and one of fewer than {estimate.rows_needed:,.0f} may be (the "
+                "run checks again, and warns, once it has sized the columns; the "
+                "row count is not public: set data.public_records to check it)")
+    else:
+        text = (f"{cell}: a table of fewer than {estimate.rows_needed:,.0f} rows would be mostly "
+                "noise (the row count is not public: set data.public_records to check it)")
     if not estimate.useless:
         return text + "."
     return (text + f", more than most tables have (above {UNKNOWN_ROWS_LIMIT:,}). "

@@ -197,26 +197,76 @@ def _plan_job(tmp_path: Path, schema: dict, epsilon: float, public_records: int 
     return config
 
 
+def _plan_err(capsys, *args: str) -> str:
+    assert main(["plan", *args]) == 0
+    return capsys.readouterr().err
+
+
 def _warnings(capsys, *args: str) -> list[str]:
     assert main(["plan", *args]) == 0
     return [line for line in capsys.readouterr().err.splitlines() if line.startswith("WARNING")]
 
 
 @pytest.mark.parametrize("recipe", ["aim", "mst", "independent"])
-def test_a_50_row_table_is_warned_about(tmp_path: Path, capsys, recipe: str) -> None:
-    config = _plan_job(tmp_path, WAGE_LIKE, 1.0, public_records=50, recipe=recipe)
+def test_a_20_row_table_is_warned_about(tmp_path: Path, capsys, recipe: str) -> None:
+    """20 rows: even the run's 2 bins an adaptive column expect 10 rows a 1-way cell (σ ≈ 12 for
+    the independent recipe) and 5 a 2-way cell (σ ≈ 70)."""
+    config = _plan_job(tmp_path, WAGE_LIKE, 1.0, public_records=20, recipe=recipe)
     (warning,) = _warnings(capsys, str(config))
-    assert "mostly noise" in warning and "public row count 50" in warning
+    assert "mostly noise" in warning and "public row count 20" in warning
     assert "budget.epsilon" in warning and "fewer columns" in warning and "coarser" in warning
 
 
 def test_epsilon_001_on_a_wage_like_table_is_warned_about(tmp_path: Path, capsys) -> None:
-    """~3,000 rows, 11 columns: with the count public, and without it (n̂ unknown)."""
+    """~3,000 rows, 11 columns: with the count public, and without it (n̂ unknown: the plan
+    warns only when even the fewest cells a run may give its adaptive columns need more than
+    UNKNOWN_ROWS_LIMIT rows; else it gives both figures in a note and the run checks again)."""
     (known,) = _warnings(capsys, str(_plan_job(tmp_path, WAGE_LIKE, 0.01, public_records=3000)))
     assert "public row count 3,000" in known
-    (unknown,) = _warnings(capsys, str(_plan_job(tmp_path, WAGE_LIKE, 0.01)))
+    err = _plan_err(capsys, str(_plan_job(tmp_path, WAGE_LIKE, 0.01)))
+    assert "WARNING" not in err
+    assert re.search(r"note: stage 'marginals': .* fewer than [\d,]+ rows would be mostly noise, "
+                     r"and one of fewer than [\d,]+ may be", err)
+    (unknown,) = _warnings(capsys, str(_plan_job(tmp_path, WAGE_LIKE, 0.001)))
     assert "not public" in unknown and "fewer than" in unknown
     assert _warnings(capsys, str(_plan_job(tmp_path, WAGE_LIKE, 1.0, public_records=3000))) == []
+
+
+def test_an_all_auto_draft_is_not_warned_about_at_epsilon_1(tmp_path: Path, capsys) -> None:
+    """`schema infer`'s default draft (every column auto) of Adult's 15 columns, n̂ unknown: the
+    run sizes each column to the noise, so the plan gives a range in a note, not a warning (it
+    warned on every such draft at ε = 1: Y ≈ 110,000 rows with each column at max_bins, where
+    the release's 2-way TVD is 0.03); at ε = 0.01 even the fewest cells are noise."""
+    header = (ROOT / "data" / "adult" / "adult_train.csv").open().readline().strip().split(",")
+    schema = {"columns": [{"name": name, "kind": "auto"} for name in header]}
+    err = _plan_err(capsys, str(_plan_job(tmp_path, schema, 1.0)))
+    assert "WARNING: stage 'marginals'" not in err
+    note = next(line for line in err.splitlines() if line.startswith("note: stage 'marginals'"))
+    fewest, most = (int(figure.replace(",", "")) for figure in
+                    re.findall(r"fewer than ([\d,]+)", note))
+    assert fewest < 5_000 < 50_000 < most  # 909 and 109,944 at σ = 101 (9 and 1,089 cells)
+    (warning,) = _warnings(capsys, str(_plan_job(tmp_path, schema, 0.01)))
+    assert "mostly noise" in warning and "more than most tables have" in warning
+
+
+def test_the_run_checks_the_noise_at_the_sizes_it_chose(tmp_path: Path) -> None:
+    """After the domain step: categories as resolved, an adaptive numeric column at
+    ``compress.bin_count(n̂, σ)`` bins; a warning only where the plan did not already give one."""
+    from synthpriv.marginals.compress import bin_count
+    from synthpriv.plan_warnings import column_cells, sized_noise_warning
+
+    job = load_job(_plan_job(tmp_path, WAGE_LIKE, 1.0))
+    plan, stages = plan_job(job)
+    sigma = plan.stages[0].noise["sigma_first_rounds"]
+    bins = bin_count(150, sigma)
+    assert 2 <= bins < 32
+    assert column_cells(job.schema, 32, records=150, sigma=sigma) == [
+        bins, bins, 5, 4, 5, 9, 2, 2, 2, bins, bins]
+    (warning,) = sized_noise_warning(job, plan, stages, 150.0, [])
+    assert warning.startswith("WARNING: stage 'marginals': as the run sized the columns")
+    assert "DP row count n̂ 150" in warning and "mostly noise" in warning
+    assert sized_noise_warning(job, plan, stages, 150.0, [f"{warning[:30]} earlier"]) == []
+    assert sized_noise_warning(job, plan, stages, 30_000.0, []) == []
 
 
 def test_the_default_job_is_not_warned_about(capsys) -> None:
@@ -225,13 +275,14 @@ def test_the_default_job_is_not_warned_about(capsys) -> None:
 
 
 def test_the_estimate_follows_its_formula(tmp_path: Path) -> None:
-    """σ from the plan; C = m² with m the median column's cells (adaptive numeric columns at
-    max_bins = 32, + 1 for missing); Y = σ·C; expected = n̂ / C."""
+    """σ from the plan; C = m² with m the median column's cells (with the public n̂, adaptive
+    numeric columns at the run's ``bin_count(n̂, σ)`` bins, here 7; + 1 for missing); Y = σ·C;
+    expected = n̂ / C."""
     job = load_job(_plan_job(tmp_path, WAGE_LIKE, 1.0, public_records=3000))
     plan, stages = plan_job(job)
     (estimate,) = noise_estimates(job, plan, stages)
     assert estimate.sigma == pytest.approx(plan.stages[0].noise["sigma_first_rounds"])
-    assert estimate.column_cells == 5  # 7, 32, 5, 4, 5, 9, 2, 2, 2, 32, 32
+    assert estimate.column_cells == estimate.fewest == 5  # 7, 7, 5, 4, 5, 9, 2, 2, 2, 7, 7
     assert estimate.cells == 25 and estimate.expected == 120
     assert estimate.rows_needed == pytest.approx(25 * estimate.sigma)
     noisy = NoiseEstimate("marginals", 10.0, 2, 10.0, None)
@@ -315,3 +366,24 @@ def test_a_recipe_that_trains_on_rows_is_refused_with_the_dask_engine_before_rea
     for marginal in ("aim", "mst", "independent"):  # counts are all these need: planned fine
         _edit(config, pipeline={"recipe": marginal})
         plan_job(load_job(config))
+
+
+def test_a_run_of_a_small_all_auto_table_warns_after_sizing(tmp_path: Path, capsys) -> None:
+    """200 rows, five auto columns, ε = 1: the plan cannot tell (n̂ unknown, so a note), the run
+    can: its DP n̂ and the sizes its domain step chose give a 2-way cell about 20-30 rows
+    against σ ≈ 90. The warning goes to stderr and to the manifest's plan_warnings."""
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"age": rng.integers(18, 80, 200), "city": rng.choice(["L", "N"], 200),
+                          "income": np.round(rng.lognormal(10, 1, 200), 2),
+                          "kids": rng.integers(0, 4, 200), "sex": rng.choice(["F", "M"], 200)})
+    frame.to_csv(tmp_path / "small.csv", index=False)
+    schema = {"columns": [{"name": name, "kind": "auto"} for name in frame.columns]}
+    config = tmp_path / "small.yaml"
+    config.write_text(yaml.safe_dump({"name": "small", "data": {"path": "small.csv",
+                                      "schema": schema}, "budget": {"epsilon": 1.0}}))
+    assert main(["run", str(config), "--no-evaluation", "--out", str(tmp_path / "out")]) == 0
+    err = capsys.readouterr().err
+    (warning,) = [line for line in err.splitlines() if line.startswith("WARNING: stage 'marginals'")]
+    assert "as the run sized the columns" in warning and "mostly noise" in warning
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert warning in manifest["plan_warnings"]
