@@ -38,7 +38,7 @@ def figures(real: pd.DataFrame, fake: pd.DataFrame, numeric: list[str],
     discretizer = Discretizer.fit(real, numeric, 16)
     real_codes, fake_codes = discretizer.transform(real), discretizer.transform(fake)
     out: dict = {"rows": len(fake)}
-    for order in (1, 2, 3):
+    for order in range(1, min(3, real_codes.shape[1]) + 1):
         result = marginal_tvd(real_codes, fake_codes, order, sizes=discretizer.sizes,
                               columns=discretizer.columns, n_worst=100)
         out[f"tvd_{order}"] = result["mean"]
@@ -97,7 +97,7 @@ def main() -> None:
     with args.json.open("a", encoding="utf-8") as sink:
         for row in rows:
             sink.write(json.dumps({**row, "real_mass": real_mass}) + "\n")
-            print(row["tag"], f"{row['tvd_1']:.4f} {row['tvd_2']:.4f} {row['tvd_3']:.4f}",
+            print(row["tag"], *(f"{row.get(f'tvd_{k}', float('nan')):.4f}" for k in (1, 2, 3)),
                   {k: round(v, 4) for k, v in row["by_2"].items()}, flush=True)
 
 
