@@ -62,7 +62,7 @@ def one_way_rounds(rounds: int, columns: int, degree: int) -> int:
     degree: 14 at d = 4 against 16·d = 64 rounds; fewer than 16·d up to d = 9), one round per
     candidate. Why: 16·d rounds (McKenna et al.) assume many more candidates than rounds; with
     few columns annealing spends the reserve in a handful of rounds (ISLP Default: 7 after the
-    1-way round, at σ 8–47 against the 1-way round's 48), so the 1-way round — from which the
+    1-way round, annealed from σ 46.5 to 8.4, the 1-way round at 46.5), so the 1-way round — from which the
     adaptive domain takes the bins, point masses and inner shapes no later round measures
     again — was the noisiest measurement of the release. Public: d, the degree and the rounds
     only. Checked on ISLP Default, NYSE and statsmodels co2 (2–6 columns) and the guards
