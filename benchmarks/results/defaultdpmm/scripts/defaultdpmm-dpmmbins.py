@@ -1,3 +1,4 @@
+# ruff: noqa  (a scratch script as run for the defaultdpmm section; kept as the record)
 import sys, numpy as np
 sys.path.insert(0, '/work/wt-defaultdpmm/benchmarks')
 from pathlib import Path

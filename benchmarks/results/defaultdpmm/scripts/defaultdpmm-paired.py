@@ -1,3 +1,4 @@
+# ruff: noqa  (a scratch script as run for the defaultdpmm section; kept as the record)
 import json, sys, statistics as st, re
 rows=[json.loads(l) for f in sys.argv[1:] for l in open(f)]
 def seed(r): return int(re.search(r'-(\d+)/release', r['file']).group(1))

@@ -1,3 +1,4 @@
+# ruff: noqa  (a scratch script as run for the defaultdpmm section; kept as the record)
 import json, sys, statistics as st, collections
 rows=[json.loads(l) for f in sys.argv[1:] for l in open(f)]
 g=collections.defaultdict(list)
