@@ -78,6 +78,13 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("tests/marginals/test_aim_one_way.py",),
         "AIM's 1-way noise on a small table (settings.one_way_sigma) from the true n"),
     Mutation(
+        "aim-few-columns-noise-half", "synthpriv/marginals/stage.py",
+        "        return round_noise(rho, fewer, self.options.aim_gaussian_fraction)[0]",
+        "        return round_noise(rho, fewer, self.options.aim_gaussian_fraction)[0] / 2",
+        ("tests/marginals/test_aim_few_columns.py",),
+        "AIM's 1-way round on a table of few columns (settings.one_way_rounds) at half its "
+        "rule's noise"),
+    Mutation(
         "bins-from-exact-counts", "synthpriv/marginals/stage.py",
         "schema, data.domain, one_way, records, max_bins=self.options.max_bins,",
         "schema, data.domain, [Measurement(m.clique, data.marginal(m.clique), "

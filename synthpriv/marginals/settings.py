@@ -11,8 +11,9 @@ What each setting follows, and where the rest live (README, "Recipe settings"):
   round is d of those rounds, so its share of AIM's measurement budget is d / rounds (1/16 below
   the cap, d / 400 above it; from 445 columns one batch of MST's 1-way share, ``one_way_batch``),
   raised on a small table with adaptive columns until the measured
-  grid's floor of cells meets the grid's own accuracy rule (``one_way_sigma``), at most
-  MST's 1-way share;
+  grid's floor of cells meets the grid's own accuracy rule (``one_way_sigma``), and on a table
+  of few columns to one round per candidate marginal (``one_way_rounds``), at most MST's 1-way
+  share;
 * the grid an adaptive column is measured on and its number of bins: n̂ / (2σ) cells and
   √(n̂ / σ) bins (``compress.grid_cells``, ``compress.bin_count``: n̂ and ε through σ);
 * the domain step's share of ρ: ``privacy.domain_budget.domain_share`` (MST's 1-way noise).
@@ -25,6 +26,7 @@ that follow the table").
 from __future__ import annotations
 
 from itertools import combinations
+from math import comb
 
 from synthpriv.domain import Domain
 from synthpriv.marginals.compress import GRID_CELLS_MIN
@@ -52,6 +54,21 @@ def one_way_rule_rows(sigma: float) -> float:
     rounds' own σ), so that AIM's 1-way round follows n̂: n̂ < 2·GRID_CELLS_MIN·σ. The plan
     states it (public: σ comes from ε, δ, d and the recipe)."""
     return 2.0 * GRID_CELLS_MIN * sigma
+
+
+def one_way_rounds(rounds: int, columns: int, degree: int) -> int:
+    """The rounds whose per-round noise AIM's 1-way round takes: ``rounds``, or, where the
+    workload has fewer distinct candidate marginals than that (Σ C(d, j) for j ≤ the workload's
+    degree: 14 at d = 4 against 16·d = 64 rounds; fewer than 16·d up to d = 9), one round per
+    candidate. Why: 16·d rounds (McKenna et al.) assume many more candidates than rounds; with
+    few columns annealing spends the reserve in a handful of rounds (ISLP Default: 7 after the
+    1-way round, annealed from σ 46.5 to 8.4, the 1-way round at 46.5), so the 1-way round — from which the
+    adaptive domain takes the bins, point masses and inner shapes no later round measures
+    again — was the noisiest measurement of the release. Public: d, the degree and the rounds
+    only. Checked on ISLP Default, NYSE and statsmodels co2 (2–6 columns) and the guards
+    (benchmarks/README.md, "defaultdpmm"); d ≥ 10 is unchanged."""
+    candidates = sum(comb(columns, j) for j in range(1, min(degree, columns) + 1))
+    return min(rounds, max(candidates, 1))
 
 
 def one_way_batch(rounds: int, columns: int, gaussian_fraction: float) -> bool:

@@ -60,6 +60,7 @@ from synthpriv.marginals.settings import (
     ONE_WAY_MOST,
     model_cells,
     one_way_batch,
+    one_way_rounds,
     one_way_rule_rows,
     one_way_sigma,
     smallest_cap,
@@ -510,8 +511,17 @@ class AimStage(MarginalsStage):
                 aim_rounds(settings, d), d, options.aim_gaussian_fraction):
             return settings  # a wide table's 1-way batch already takes ONE_WAY_MOST
         first = first_round_noise(rho, aim_rounds(settings, d), options.aim_gaussian_fraction, d,
-                                  one_way_sigma(records) / self.sensitivity.l2, ONE_WAY_MOST)
+                                  min(one_way_sigma(records) / self.sensitivity.l2,
+                                      self._few_columns(rho, aim_rounds(settings, d), d)),
+                                  ONE_WAY_MOST)
         return replace(settings, one_way_multiplier=first)
+
+    def _few_columns(self, rho: float, rounds: int, d: int) -> float:
+        """The 1-way round's multiplier on a table of few columns: that of
+        ``settings.one_way_rounds`` rounds sharing AIM's ``rho`` (the rounds' own when the
+        workload has as many candidate marginals as rounds). Public: ρ, d, the options."""
+        fewer = one_way_rounds(rounds, d, self.options.aim_workload_degree)
+        return round_noise(rho, fewer, self.options.aim_gaussian_fraction)[0]
 
     @property
     def _smallest_cap(self) -> int:
@@ -553,14 +563,20 @@ class AimStage(MarginalsStage):
         share what it leaves at σ up to ``sigma_later_rounds_most`` (above ``sigma_first_rounds``,
         the rounds' own σ, which is then the 1-way round's most). With a public n̂ the run's own
         figures: ``sigma_one_way_round`` and ``sigma_later_rounds`` (the largest σ of the rounds
-        after it; annealing only lowers it)."""
+        after it; annealing only lowers it). On a table of few columns (``settings.one_way_rounds``
+        below the rounds) the 1-way round's most is ``sigma_one_way_few_columns``, and the rule
+        rows follow it."""
         alpha, l2 = self.options.aim_gaussian_fraction, self.sensitivity.l2
         least = first_round_noise(rho, rounds, alpha, d, 0.0, ONE_WAY_MOST)
-        figures = {"one_way_rule_rows": one_way_rule_rows(own * l2),
+        few = self._few_columns(rho, rounds, d)
+        most = first_round_noise(rho, rounds, alpha, d, few, ONE_WAY_MOST)
+        figures = {"one_way_rule_rows": one_way_rule_rows(most * l2),
                    "sigma_one_way_least": least * l2,
                    "sigma_later_rounds_most": self._later(rho, rounds, d, least, own) * l2}
+        if most < own:
+            figures["sigma_one_way_few_columns"] = most * l2
         if self.context.public_records is not None:
-            wanted = one_way_sigma(self.context.public_records) / l2
+            wanted = min(one_way_sigma(self.context.public_records) / l2, few)
             first = first_round_noise(rho, rounds, alpha, d, wanted, ONE_WAY_MOST)
             figures["sigma_one_way_round"] = first * l2
             figures["sigma_later_rounds"] = self._later(rho, rounds, d, first, own) * l2
