@@ -34,7 +34,7 @@ def rounded_fractions(noisy: np.ndarray, sigma: float, rounded: float, rounded_s
     Every cell those buckets count is a number; with no fraction cell each one is also in the
     whole class, so E[rounded − whole] ≤ 0, while a fraction of magnitude below 1.5 is rounded
     into them and counted there, not in whole: OJ's ``DiscCH`` (838 whole zeros, 232 fractions
-    0.1–0.5) shows rounded − whole ≈ 232 at σ ≈ 98 besides its decimals classes (113 and 119
+    0.1–0.5) shows rounded − whole ≈ 232 at σ ≈ 117 besides its decimals classes (113 and 119
     cells at σ 88, under the kinds test's 381). The test adds the two independent estimates of
     one class's cells, rounded − whole + that class's count, and passes when the sum clears
     ``fraction_noise(columns)`` of its σ, √(rounded_sigma² + 2σ²): a column with no fraction
