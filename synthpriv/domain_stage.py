@@ -51,6 +51,7 @@ from synthpriv.datetimes import format_times, parse_times, weekdays_of
 from synthpriv.domain import Domain
 from synthpriv.encoding import TableEncoder
 from synthpriv.errors import ConfigError
+from synthpriv.fraction_flip import fraction_domain
 from synthpriv.kinds import (
     CLASSES,
     cell_classes,
@@ -174,6 +175,7 @@ class DomainStage(Stage):
         # the kept values hold (their noisy counts over that total): post-processing only
         self.present: dict[str, float] = {}
         self.kind_counts: dict[str, np.ndarray] = {}  # per auto column, its noisy class counts
+        self.kind_sigma = 0.0  # and their σ (public: the plan's)
         # n̂ from those counts (``records_estimate``) and its σ (``records_sigma``): DP outputs
         # a discovered column's ``kept_rows`` carries for ``marginals.compress.missing_estimate``
         self.kinds_records: dict[str, float] | None = None
@@ -386,6 +388,11 @@ class DomainStage(Stage):
             if carried := bucket_entries(schema.column(name), found[name], noisy, sigma,
                                          buckets[name], reading, columns, valued):
                 found[name]["bucket_counts"] = carried
+        for name in self.kinds:  # zero-heavy fractions decided integer (synthpriv.fraction_flip)
+            if name in readings and (flipped := fraction_domain(
+                    name, found[name], readings[name][1], readings[name][0], sigma,
+                    buckets[name], self.kind_counts[name], self.kind_sigma, len(self.kinds))):
+                found[name] = flipped
         events = list(plan.events if realised is None else realised.events)
         events += [e for e in plan.events if realised is not None and e.label == BRANCH_PAD]
         if self.small is None:
@@ -506,6 +513,7 @@ class DomainStage(Stage):
                 total += classes
                 values[name].update(text.value_counts().to_dict())
         sigma, unique_sigma = plan.noise["kind_sigma"], plan.noise["singleton_sigma"]
+        self.kind_sigma = sigma
         kinds, precisions = {}, {}
         columns = len(self.kinds)  # public: the decimals test's z (kinds.fraction_noise)
         for name, total in counts.items():
