@@ -61,6 +61,7 @@ def command_plan(args: argparse.Namespace) -> int:
 
 
 def command_run(args: argparse.Namespace) -> int:
+    from synthpriv.domain_stage import bounds_text
     from synthpriv.job import SynthesisJob
     from synthpriv.runner import guarantee_lines
 
@@ -90,9 +91,8 @@ def command_run(args: argparse.Namespace) -> int:
     for name, count in runner.clipped.items():  # read from the raw table: stderr, never released
         column = result.job.schema.column(name)
         became = "read as missing" if column.outside == "missing" else "clipped to them"
-        print(f"note: {count} value(s) of '{name}' outside its bounds [{column.lower:g}, "
-              f"{column.upper:g}] were {became} (this count is for you, not in the release)",
-              file=sys.stderr)
+        print(f"note: {count} value(s) of '{name}' outside its bounds {bounds_text(column)} "
+              f"were {became} (this count is for you, not in the release)", file=sys.stderr)
     if runner.dropped is not None:  # data-dependent: stderr only, never released
         print(f"note: bounding each person to data.rows_per_person = "
               f"{job.config.data.contribution_bound} row(s) dropped {runner.dropped} row(s) (this "

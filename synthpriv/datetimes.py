@@ -26,7 +26,7 @@ ISO_DATE = "%Y-%m-%d"
 # read from data. Timestamps with a zone are ISO 8601 (``ISO_ZONED``), read and written by pandas.
 DATE_FORMATS = ("%Y-%m-%d", "%m/%d/%Y", "%d/%m/%Y", "%Y/%m/%d", "%d.%m.%Y", "%d-%m-%Y",
                 "%m-%d-%Y", "%b %d, %Y", "%B %d, %Y", "%d %b %Y", "%d %B %Y", "%m/%d/%y",
-                "%d/%m/%y", "%d-%b-%Y", "%d-%b-%y")
+                "%d/%m/%y", "%d-%b-%Y", "%d-%b-%y", "%b-%d-%Y")  # Jan-1-1995: statsmodels elec_equip
 DATETIME_FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M",
                     "%Y-%m-%dT%H:%M", "%m/%d/%Y %H:%M:%S", "%m/%d/%Y %H:%M",
                     "%d/%m/%Y %H:%M:%S", "%d/%m/%Y %H:%M", "%m/%d/%Y %I:%M:%S %p",

@@ -942,6 +942,16 @@ ZEROS_ONLY_UPPER = 0.5  # a zeros-only reading's upper bound: 0 the one whole va
 LOST_MOST = 0.5  # warn when the kept values hold less than this share of a column's cells
 
 
+def bounds_text(column: NumericColumn | DatetimeColumn) -> str:
+    """A bounded column's ``[lower, upper]`` as a user reads it: a date or datetime column's in
+    its own format (not days or seconds since 1970), a number's with ``:g``."""
+    if isinstance(column, DatetimeColumn):
+        lower, upper = format_times(pd.Series([column.lower, column.upper]), column.kind,
+                                    column.format, column.timezone)
+        return f"[{lower}, {upper}]"
+    return f"[{column.lower:g}, {column.upper:g}]"
+
+
 def domain_lines(declared: Schema, resolved: Schema,
                  kept_shares: dict[str, float] | None = None,
                  thresholds: dict[str, int] | None = None,
@@ -969,10 +979,8 @@ def domain_lines(declared: Schema, resolved: Schema,
                       "missing")
             empty.append(column.name)
         elif isinstance(chosen, DatetimeColumn):
-            lower, upper = format_times(pd.Series([chosen.lower, chosen.upper]), chosen.kind,
-                                        chosen.format, chosen.timezone)
-            domain = f"[{lower}, {upper}]" + (f", written '{chosen.format}'"
-                                              if chosen.format else "")
+            domain = bounds_text(chosen) + (f", written '{chosen.format}'"
+                                            if chosen.format else "")
             if chosen.weekday_counts is not None:  # a DP output (privacy.weekdays)
                 domain += (f", on {', '.join(chosen.weekdays)} only (DP weekday counts)"
                            if chosen.weekdays else ", on every weekday (DP weekday counts)")

@@ -12,6 +12,9 @@ that ``run`` accepts the file it was drafted from. The rules, in order:
   values holding ≥ 1 % of its cells (seen twice or more, at most 20) as its ``point_masses``;
 * dates: every such cell parses under one of the public ``DATE_FORMATS`` / ``DATETIME_FORMATS``
   or as ISO 8601 with a zone: ``date`` / ``datetime`` with that format;
+* public lists: values mostly seen once (else keys or text below) that all belong to one public
+  list (``public_lists.list_holding``: US state names, ISO codes): ``categorical`` over that
+  list (``categories: {list: …}``), not keys or text (statsmodels statecrime's ``state``);
 * keys: unique values, short and without spaces: ``id`` (with the shape of the keys as its
   ``format`` where it is regular and holds at least 2⁶⁴ keys, else fresh default keys);
 * text: more distinct values than ``NEAR_UNIQUE`` of the cells, long values (mean length above
@@ -43,6 +46,7 @@ from synthpriv.datetimes import (
 from synthpriv.decimals import decimals
 from synthpriv.ids import CLASSES, MIN_SPACE, space
 from synthpriv.kinds import MISSING_MARKERS
+from synthpriv.public_lists import list_holding, value_set
 
 MAX_CATEGORIES = 1000
 NUMERIC_SHARE = 0.9  # a column with ≥ 90 % numbers is numeric; its few text cells read as missing
@@ -206,6 +210,19 @@ def _labels(entry: dict, cells: pd.Series, missing: bool) -> tuple[dict, str | N
     counts = cells.value_counts()
     distinct = len(counts)
     length = float(pd.Series(counts.index).str.len().mean())
+    near_unique = distinct == len(cells) or distinct > NEAR_UNIQUE * len(cells)
+    listed = list_holding({str(v).strip() for v in counts.index}, name) if near_unique and \
+        len(cells) > 1 else None
+    if listed is not None:  # US states, each once: a public code list, not keys or free text
+        entry.update(kind="categorical", categories={"list": listed}, missing=True,
+                     unknown_categories="missing")
+        spaced = int(counts[[v not in value_set(listed) for v in counts.index]].sum())
+        return entry, (f"column '{name}' holds {distinct} distinct values, all in the public "
+                       f"list {listed}: drafted as categorical over that list (public: every "
+                       "value kept, however rare), not as keys or free text" + (
+                           f"; {spaced} cell(s) write a value with surrounding spaces, read as "
+                           "missing (labels compare as written): write 'strip_labels: true' at "
+                           "the schema's top to read every label stripped" if spaced else ""))
     if distinct == len(cells) and len(cells) > 1 and length <= MAX_KEY_CHARS and not pd.Series(
             counts.index).str.contains(r"\s").any():
         entry.update(kind="id", missing=missing)

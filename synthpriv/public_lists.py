@@ -111,6 +111,7 @@ def value_set(name: str) -> frozenset[str]:
         return frozenset()
 
 
+MIN_LIST_VALUES = 3  # a column whose name suggests no list is matched to one from 3 values seen
 # Header names (lower case, letters and digits only) that suggest a list: public, since the
 # schema names the columns. A suggestion, never a decision: the cells may be written otherwise.
 _PLACE = r"(country|nation|countryofbirth|birthcountry|nativecountry|countryofresidence)"
@@ -127,6 +128,19 @@ _SUGGESTED = (  # the first pattern the whole name matches wins
     (r"weekdayname|dayofweekname|dayname", ("weekday_name", "weekday_abbrev")),  # weekday: often 0-6
     (r"monthname|monthofyearname", ("month_name", "month_abbrev")),  # month: often 1-12
 )
+
+
+def list_holding(values: set[str], column_name: str) -> str | None:
+    """The public list that holds every one of ``values`` (values seen in a column: data, so
+    for the data-read draft only): a list the column's name suggests first, else the smallest
+    list once ``MIN_LIST_VALUES`` values are seen (fewer match lists by chance: 'M', 'F');
+    None if no list holds them all."""
+    named = suggested_lists(column_name)
+    if not values or not named and len(values) < MIN_LIST_VALUES:
+        return None
+    holding = [listed for listed in (*named, *sorted(LISTS, key=lambda n: len(value_set(n))))
+               if value_set(listed) and values <= value_set(listed)]
+    return holding[0] if holding else None
 
 
 def suggested_lists(column_name: str) -> tuple[str, ...]:

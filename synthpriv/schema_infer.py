@@ -20,7 +20,7 @@ from synthpriv.chunks import is_parquet, table_header
 from synthpriv.draft_columns import decimals, draft_column, plain
 from synthpriv.errors import DataError
 from synthpriv.list_adoption import MIN_DISCOVERED
-from synthpriv.public_lists import LISTS, suggested_lists, value_set
+from synthpriv.public_lists import LISTS, list_holding, suggested_lists, value_set
 from synthpriv.schema import repeated
 from synthpriv.table import (
     WHITESPACE,
@@ -59,7 +59,6 @@ SAFE_HEADER = (
 DRAFTED_BY = "synthpriv schema infer"
 __all__ = ["DRAFTED_BY", "SAFE_HEADER", "WARNING", "decimals", "infer_schema", "schema_yaml"]
 MAX_SOURCE_CATEGORIES = 100  # a derived column's source: a code list, not an identifier
-MIN_LIST_VALUES = 3  # a column whose name suggests no list is matched to one from 3 values seen
 
 
 def infer_schema(source: str | Path | pd.DataFrame, safe: bool = False,
@@ -247,16 +246,13 @@ def _seen_list_note(entry: dict) -> str | None:
     every category seen (read from the data, like the categories: the draft's warning covers
     it); a list its name suggests first, else the smallest list once MIN_LIST_VALUES values are
     seen. None if no list holds them all."""
-    if entry["kind"] != "categorical" or not entry.get("categories"):
+    if entry["kind"] != "categorical" or not isinstance(entry.get("categories"), list) or \
+            not entry["categories"]:
+        return None  # categories: {list: …} is a public list already
+    seen = set(entry["categories"])
+    listed = list_holding(seen, entry["name"])
+    if listed is None:
         return None
-    seen, named = set(entry["categories"]), suggested_lists(entry["name"])
-    if not named and len(seen) < MIN_LIST_VALUES:
-        return None
-    holding = [listed for listed in (*named, *sorted(LISTS, key=lambda n: len(value_set(n))))
-               if value_set(listed) and seen <= value_set(listed)]
-    if not holding:
-        return None
-    listed = holding[0]
     return (f"column '{entry['name']}': every category seen ({len(seen)}) is in the public list "
             f"{listed} ({LISTS[listed].description}, {len(value_set(listed))} values). Its "
             f"categories read from the data are not private; the list is public: declare it as "

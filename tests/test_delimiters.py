@@ -77,7 +77,10 @@ def test_schema_infer_then_run_reads_the_file(tmp_path: Path, capsys, delimiter:
     assert set(synthetic["group"]) <= {"north", "south", "east, far", ""}
     assert (synthetic["group"] == "").mean() < 0.05
     assert len(set(synthetic["group"]) - {""}) >= 2
-    ages = pd.to_numeric(synthetic["age"])
+    # blanks: the auto column's modelled missing code, drawn from noise (a seeded draw: one
+    # more public date format shifts every later draw; benchmarks/README.md "newtables")
+    assert (synthetic["age"] == "").mean() < 0.05
+    ages = pd.to_numeric(synthetic["age"][synthetic["age"] != ""])
     assert (ages == ages.round()).all() and ages.nunique() > 5
 
 

@@ -266,3 +266,17 @@ def test_the_safe_draft_of_a_parquet_file_reads_its_columns_as_pandas_does(tmp_p
                                                                            safe=True)
     assert [c["name"] for c in infer_schema(tmp_path / "t.parquet", safe=True)[0]["columns"]] == \
         list(table.columns)
+
+
+def test_month_first_dates_with_a_month_name_are_a_date_class_and_drafted_as_dates() -> None:
+    """statsmodels elec_equip writes 'Jan-1-1995': no public format read it, so both drafts
+    made the column an id (released as 'Whh-1-5777698353560731'; benchmarks/README.md
+    "newtables"). It is now one date class (sensitivity still 1) and the data-read draft's date."""
+    cells = pd.Series(["Jan-1-1995", "Feb-1-1995", "Dec-1-2011", "", "NA"])
+    counts = dict(zip(CLASSES, class_counts(cells).tolist(), strict=True))
+    assert {c: n for c, n in counts.items() if n} == {"date %b-%d-%Y": 3}
+    # 03/04/2021 reads month first and day first: counted in the first format only
+    assert_class_sensitivity_one(cells, ["Mar-15-2001", "15-Mar-2001", "03/04/2021", "x", "", "3"])
+    schema, _ = infer_schema(pd.DataFrame({"DATE": cells[:3].tolist() * 4}))
+    assert schema["columns"][0]["kind"] == "date"
+    assert schema["columns"][0]["format"] == "%b-%d-%Y"

@@ -104,3 +104,22 @@ def test_the_ledger_line_says_why_one_bound_is_reported(tmp_path: Path, capsys) 
     assert main(["run", str(config)]) == 0
     out = capsys.readouterr().out
     assert "the smaller is reported; the larger is a looser proof, not more privacy spent" in out
+
+
+def test_a_clipped_date_column_names_its_bounds_as_dates(tmp_path: Path, capsys) -> None:
+    """statsmodels elec_equip (benchmarks/README.md "newtables"): the note said "outside its
+    bounds [8766, 15339]" (days since 1970) for dates written 'Jan-1-1995'."""
+    config = write_tiny_job(tmp_path, evaluation={"enabled": False})
+    table = pd.read_csv(tmp_path / "train.csv")
+    days = pd.Timestamp("1995-01-01") + pd.to_timedelta(np.arange(len(table)) % 300, unit="D")
+    table["when"] = days.strftime("%b-%d-%Y")
+    table.loc[:3, "when"] = "Jan-05-2001"  # four values above the declared upper bound
+    table.to_csv(tmp_path / "train.csv", index=False)
+    schema = yaml.safe_load((tmp_path / "schema.yaml").read_text())
+    schema["columns"].append({"name": "when", "kind": "date", "format": "%b-%d-%Y",
+                              "lower": "1995-01-01", "upper": "1995-12-31"})
+    (tmp_path / "schema.yaml").write_text(yaml.safe_dump(schema))
+    assert main(["run", str(config)]) == 0
+    err = capsys.readouterr().err
+    assert "note: 4 value(s) of 'when' outside its bounds [Jan-01-1995, Dec-31-1995] were " \
+           "clipped" in err

@@ -184,3 +184,31 @@ def test_the_suggested_line_parses_whatever_the_header_holds(header: str) -> Non
     [note] = [n for n in notes if "public code list" in n]
     line = note[note.index("{name:"):note.index("unknown_categories: missing}") + 29]
     assert parse_schema({"columns": [yaml.safe_load(line)]}, "note").names == [header]
+
+
+def test_the_data_read_draft_makes_a_column_of_unique_list_values_categorical_over_the_list(
+        tmp_path: Path) -> None:
+    """statsmodels statecrime: 51 state names, each once (3 with a trailing space), were
+    drafted as free text and released empty; they are a public list's values, so the draft
+    declares the list (public categories: no value read from the data is listed) and the run
+    releases only its values. Unique values in no list stay keys / text."""
+    names = list_values("us_state_name")[:40]
+    frame = pd.DataFrame({"state": [*names[:-1], names[-1] + " "],
+                          "code": [f"K{i:03d}" for i in range(40)],
+                          "n": np.arange(40) % 7})
+    schema, notes = infer_schema(frame)
+    state, code = schema["columns"][0], schema["columns"][1]
+    assert state == {"name": "state", "kind": "categorical", "categories": {"list": "us_state_name"},
+                     "missing": True, "unknown_categories": "missing"}
+    [note] = [n for n in notes if n.startswith("column 'state'")]
+    assert "us_state_name" in note and "1 cell(s)" in note and "strip_labels" in note
+    assert code["kind"] == "id"
+    assert not any("public list" in n and "'state'" in n and "every category seen" in n
+                   for n in notes)
+    path = tmp_path / "schema.yaml"
+    schema.pop("drafted_by")
+    path.write_text(yaml.safe_dump(schema))
+    synth = Synthesizer(schema=path, epsilon=1.0, delta=1e-5, recipe="mst", seed=3)
+    synth.fit(frame)
+    released = synth.sample(200)["state"].dropna()
+    assert set(released) <= set(list_values("us_state_name"))

@@ -75,7 +75,10 @@ def test_schema_infer_then_run_round_trips_a_whitespace_file(tmp_path: Path, cap
     synthetic = pd.read_csv(tmp_path / "out" / "synthetic.csv", dtype=str, keep_default_na=False)
     assert set(synthetic["group"]) <= {"north", "south", "east, far", ""}
     assert (synthetic["group"] == "east, far").mean() > 0.1
-    ages = pd.to_numeric(synthetic["age"])
+    # blanks: the auto column's modelled missing code, drawn from noise (a seeded draw: one
+    # more public date format shifts every later draw; benchmarks/README.md "newtables")
+    assert (synthetic["age"] == "").mean() < 0.05
+    ages = pd.to_numeric(synthetic["age"][synthetic["age"] != ""])
     assert (ages == ages.round()).all() and ages.nunique() > 5
 
 

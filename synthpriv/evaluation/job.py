@@ -19,6 +19,7 @@ from synthpriv.errors import ConfigError
 from synthpriv.evaluation.evaluate import HOLDOUT_FIX_CLI, Claim, evaluate_sources
 from synthpriv.evaluation.report import check_report_folder, write_report
 from synthpriv.evaluation.sampling import Source
+from synthpriv.evaluation.scored import blank_columns_note
 from synthpriv.evaluation.shadow import PipelineGenerator
 from synthpriv.evaluation.utility import efficacy_summary
 from synthpriv.job import RunResult
@@ -91,7 +92,12 @@ def summary_lines(report: dict) -> list[str]:
     if efficacy:
         lines.append(f"utility: {efficacy_summary(efficacy)}")
     if "sdv_quality" in utility:
-        lines.append(f"utility: SDMetrics quality score {utility['sdv_quality']['score']:.3f}")
+        score = utility["sdv_quality"]["score"]
+        lines.append(f"utility: SDMetrics quality score {score:.3f}" if score is not None else
+                     "utility: SDMetrics quality score not defined (no scored column has a value "
+                     "in both the real table and the release)")
+    if blank_columns_note(report.get("domain_warnings", [])):
+        lines.append(f"note: {blank_columns_note(report['domain_warnings'])}")
     privacy = report.get("privacy")
     if privacy:
         worst = privacy["release"]["worst_case"]

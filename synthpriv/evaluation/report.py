@@ -22,6 +22,7 @@ from pathlib import Path
 
 from synthpriv.errors import ReleaseError
 from synthpriv.evaluation.plots import report_figures
+from synthpriv.evaluation.scored import blank_columns_note
 from synthpriv.release import MANIFEST, SYNTHETIC
 
 JSON, MARKDOWN, HTML = "report.json", "report.md", "report.html"
@@ -116,6 +117,8 @@ def _summary_section(report: dict) -> Section:
         section.p(f"Note: {note}")
     for warning in report.get("domain_warnings", []):  # columns released all missing
         section.p(f"**Domain step: {warning}**")
+    if (blank := blank_columns_note(report.get("domain_warnings", []))) is not None:
+        section.p(f"Note: {blank}")
     return section
 
 
