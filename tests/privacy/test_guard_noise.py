@@ -1,8 +1,10 @@
 """The guard's buckets towards zero add no noise to the octave shape (``bounds.guard_noise``).
 
 Definition: the buckets the read-out's guard added between the support and the bucket around 0
-(outside the support) keep their noisy counts in ``octave_shape`` only when their sum reaches
-EXTEND_NOISE·σ·√k; pure noise there passes with probability Φ(−2.5) ≈ 0.6 %. The guard away
+(outside the support) keep their noisy counts in ``octave_shape`` only when their sum S reaches
+EXTEND_NOISE·σ·√k (pure noise there passes with probability Φ(−2.5) ≈ 0.6 %) or half the noisy
+count c of the support's bucket next to them (S nearer to c, the neighbour's density continued
+down to 0, than to empty). The guard away
 from zero (one bucket outward) and the support's own buckets are untouched. Post-processing of
 the noisy histogram: the functions get noisy counts and σ only.
 """
@@ -51,6 +53,21 @@ def test_the_guard_towards_zero_is_dropped_below_its_bar_and_kept_above() -> Non
     assert bar <= 92 and read_bounds(loud, SIGMA, BUCKETS) == reading
     assert not guard_noise(loud, SIGMA, kept, reading, ZERO).any()
     assert octave_shape(loud, SIGMA, BUCKETS, reading)[0] == (0.0, 92.0)
+
+
+def test_a_guard_reading_as_the_neighbours_density_continued_keeps_its_noise() -> None:
+    """The run [0, 512) is as wide as its neighbour [512, 1,024): a sum S ≥ c/2 (c the
+    neighbour's noisy count) reads nearer to that density continued than to empty (an id column
+    uniform down to 1) and keeps its share; S < c/2 and under 2.5σ√k is dropped."""
+    noisy = np.zeros(BUCKETS.size)
+    noisy[ZERO + 10:ZERO + 13] = [100, 200, 400]
+    noisy[ZERO + 1:ZERO + 10] = [5, 5, 5, 5, 5, 10, 10, 10, 5]  # 60 ≥ 100/2, < 75
+    reading = read_bounds(noisy, SIGMA, BUCKETS)
+    assert reading.guarded[0] and reading.first == ZERO
+    assert octave_shape(noisy, SIGMA, BUCKETS, reading)[0] == (0.0, 60.0)
+    noisy[ZERO + 1:ZERO + 10] = [5, 5, 5, 5, 5, 0, 5, 5, 5]  # 40 < 100/2
+    assert read_bounds(noisy, SIGMA, BUCKETS) == reading
+    assert octave_shape(noisy, SIGMA, BUCKETS, reading)[0] == (0.0, 0.0)
 
 
 def test_the_guard_away_from_zero_and_unguarded_sides_keep_their_noise() -> None:
