@@ -1,10 +1,10 @@
 """The guard's buckets towards zero add no noise to the octave shape (``bounds.guard_noise``).
 
 Definition: the buckets the read-out's guard added between the support and the bucket around 0
-(outside the support) keep their noisy counts in ``octave_shape`` only when their sum S reaches
-EXTEND_NOISE·σ·√k (pure noise there passes with probability Φ(−2.5) ≈ 0.6 %) or half the noisy
-count c of the support's bucket next to them (S nearer to c, the neighbour's density continued
-down to 0, than to empty). The guard away
+(outside the support) keep their noisy counts in ``octave_shape`` only when their sum reaches
+EXTEND_NOISE·σ·√k (pure noise there passes with probability Φ(−2.5) ≈ 0.6 %) or when they read
+nearer to the support's next bucket's density continued down to 0 than to empty (a
+likelihood-ratio test: Σ S_i·e_i ≥ Σ e_i²/2, e_i = c·2^-i). The guard away
 from zero (one bucket outward) and the support's own buckets are untouched. Post-processing of
 the noisy histogram: the functions get noisy counts and σ only.
 """
@@ -56,17 +56,27 @@ def test_the_guard_towards_zero_is_dropped_below_its_bar_and_kept_above() -> Non
 
 
 def test_a_guard_reading_as_the_neighbours_density_continued_keeps_its_noise() -> None:
-    """The run [0, 512) is as wide as its neighbour [512, 1,024): a sum S ≥ c/2 (c the
-    neighbour's noisy count) reads nearer to that density continued than to empty (an id column
-    uniform down to 1) and keeps its share; S < c/2 and under 2.5σ√k is dropped."""
+    """The support's bucket next to the guard, [512, 1,024), reads c = 40: continued at the same
+    rows per value down to 0 it expects e_i = 40·2^-i in the guard's i-th bucket outward. Counts
+    near those (Σ S_i·e_i ≥ Σ e_i²/2) keep their share, though their sum is under 2.5σ√9; counts
+    nearer empty are dropped."""
     noisy = np.zeros(BUCKETS.size)
-    noisy[ZERO + 10:ZERO + 13] = [100, 200, 400]
-    noisy[ZERO + 1:ZERO + 10] = [5, 5, 5, 5, 5, 10, 10, 10, 5]  # 60 ≥ 100/2, < 75
+    noisy[ZERO + 10:ZERO + 13] = [40, 200, 400]
+    continued = [20, 10, 5, 3, 1, 1, 0, 0, 0]  # i = 1 (256-511) … 9 (1): sum 40 < 75
+    noisy[ZERO + 1:ZERO + 10] = continued[::-1]
     reading = read_bounds(noisy, SIGMA, BUCKETS)
     assert reading.guarded[0] and reading.first == ZERO
-    assert octave_shape(noisy, SIGMA, BUCKETS, reading)[0] == (0.0, 60.0)
-    noisy[ZERO + 1:ZERO + 10] = [5, 5, 5, 5, 5, 0, 5, 5, 5]  # 40 < 100/2
+    kept = np.zeros(BUCKETS.size, dtype=bool)
+    kept[ZERO + 10:ZERO + 13] = True
+    expected = 40 * 0.5 ** np.arange(1, 10)
+    assert np.dot(continued, expected) >= np.dot(expected, expected) / 2
+    assert not guard_noise(noisy, SIGMA, kept, reading, ZERO).any()
+    assert octave_shape(noisy, SIGMA, BUCKETS, reading)[0] == (0.0, 40.0)
+    empty = [5, 2, 1, 0, 0, 3, 0, 0, 1]  # the same 3σ-wide noise, nearer empty
+    noisy[ZERO + 1:ZERO + 10] = empty[::-1]
     assert read_bounds(noisy, SIGMA, BUCKETS) == reading
+    assert np.dot(empty, expected) < np.dot(expected, expected) / 2
+    assert guard_noise(noisy, SIGMA, kept, reading, ZERO).sum() == 9
     assert octave_shape(noisy, SIGMA, BUCKETS, reading)[0] == (0.0, 0.0)
 
 
