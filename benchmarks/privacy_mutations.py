@@ -557,8 +557,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "the tail rule and clipped onto the upper bound"),
     Mutation(
         "bounds-guard-noise-no-sqrt", "synthpriv/privacy/bounds.py",
-        "hidden = float(noisy[guard].sum()) >= EXTEND_NOISE * sigma * math.sqrt(max(guard.sum(), 1))",
-        "hidden = float(noisy[guard].sum()) >= EXTEND_NOISE * sigma",
+        "hidden = total >= EXTEND_NOISE * sigma * math.sqrt(max(guard.sum(), 1))",
+        "hidden = total >= EXTEND_NOISE * sigma",
         ("tests/privacy/test_guard_noise.py",),
         "the guard's buckets towards zero tested at 2.5σ whatever their number: pure noise over "
         "9 octaves (σ√9 = 3σ) passes about one draw in five, and the octave shape gives the "
