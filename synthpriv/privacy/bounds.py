@@ -732,9 +732,9 @@ def guard_noise(noisy: np.ndarray, sigma: float, kept: np.ndarray, reading: Boun
     bound; it does not show one, and their noise, summed into the shape, gave the empty octaves
     below a column's support a share of the fine cells, which the decoding's equal share within
     the first measured grid cell filled with that share of the cell's rows: Ecdat's breach sizes
-    (real minimum 500) released 7-9.5 % of their values below 500 in 4 of 11 seeds when the run
-    [0, 512) read 100-200 rows (noise of 9 octaves, σ√9 ≈ 99 at σ ≈ 33; 26 real rows, all at
-    500-511; benchmarks/README.md, "hhsfinal").
+    (real minimum 500) released 3.6-9.5 % of their values below 500 in 4 of 11 seeds when the run
+    [0, 512) read 42-134 rows (noise of 9 octaves, σ√9 ≈ 99 at σ ≈ 33; 26 real rows, all at
+    500-511; benchmarks/README.md, "hhsfinal": 16 of 31 seeds at ≥ 3 % before, 1 after).
 
     Which of two readings the guard's noisy counts are nearer to (a likelihood-ratio test, equal
     priors, independent noise σ a bucket): *empty*, or the neighbour's density continued down to

@@ -1,6 +1,7 @@
 """hhsfinal (1): hhs_breaches, AIM, eps = 1, safe draft — with and without the list line
 (``--list hhs_breaches.State=us_state_code``): remeasure11's cells (main 9e5d96b / 2cd322c; 4
-no-list and 2 list runs) against this branch's 8 + 8 on main dbe6e06. Per figure: mean, sd,
+no-list and 2 list runs) against this branch's 8 + 8 on main dbe6e06, and 8 + 8 on the branch's
+``bounds.guard_noise`` (run-after.sh). Per figure: mean, sd,
 min-max per cell, and the Welch 95 % interval of the difference (runs are unseeded: unpaired).
 Figures: mean KS, 2-way TVD and each numeric/date column's KS (``distance_by_column``).
 
@@ -22,11 +23,14 @@ CELLS = {
     "r11 list (2)": R / "suite-remeasure11/lists/runs.jsonl",
     "no-list (8)": R / "hhsfinal/nolist/runs.jsonl",
     "list (8)": R / "hhsfinal/lists/runs.jsonl",
+    "guard_noise no-list (8)": R / "hhsfinal/after-nolist/runs.jsonl",
+    "guard_noise list (8)": R / "hhsfinal/after-lists/runs.jsonl",
 }
 COLUMNS = ("Individuals.Affected", "Breach.Submission.Date", "State", "Covered.Entity.Type",
            "Type.of.Breach", "Location.of.Breached.Information")
 PAIRS = (("r11 list (2)", "list (8)"), ("r11 no-list (4)", "no-list (8)"),
-         ("no-list (8)", "list (8)"), ("r11 no-list (4)", "list (8)"))
+         ("no-list (8)", "list (8)"), ("r11 no-list (4)", "list (8)"),
+         ("no-list (8)", "guard_noise no-list (8)"), ("list (8)", "guard_noise list (8)"))
 
 
 def records(path: Path) -> list[dict]:
