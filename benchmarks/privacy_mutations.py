@@ -563,6 +563,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "step 1e skipped: a heavy tail spread over several octaves, each below 2.5σ, is cut by "
         "the tail rule and clipped onto the upper bound"),
     Mutation(
+        "bounds-guard-noise-no-sqrt", "synthpriv/privacy/bounds.py",
+        "hidden = total >= EXTEND_NOISE * sigma * math.sqrt(max(guard.sum(), 1))",
+        "hidden = total >= EXTEND_NOISE * sigma",
+        ("tests/privacy/test_guard_noise.py",),
+        "the guard's buckets towards zero tested at 2.5σ whatever their number: pure noise over "
+        "9 octaves (σ√9 = 3σ) passes about one draw in five, and the octave shape gives the "
+        "empty octaves below a column's support cells and rows (values below the real minimum)"),
+    Mutation(
         "heap-counts-exact", "synthpriv/domain_stage.py",
         "found[name][\"heap_counts\"] = heap_entries(heaps, masses,",
         "found[name][\"heap_counts\"] = heap_entries({v: counter[v] for v in heaps}, masses,",

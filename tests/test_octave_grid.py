@@ -194,10 +194,16 @@ def test_octave_shape_reads_the_noisy_counts_and_merges_what_the_noise_hides() -
             assert mass == noisy[bucket]  # a bucket the noise shows: its own segment
     # the guard took the lower bound down to 0: 1-511 make one run (none in the support the
     # bounds were read from: 128's 30 ≥ 2.5σ stands apart from it, as noise makes 0.6 % of
-    # empty buckets), its noisy counts summed, then projected to ≥ 0; the zero bucket starts it,
-    # adding no mass
-    assert reading.first == zero
-    assert shape[0] == (0.0, 3 - 5 + 8 + 0 + 2 - 1 + 4 + 30 + 1) and shape[1][0] == 512
+    # empty buckets); the zero bucket starts it, adding no mass. Its 9 buckets' noise sums to
+    # 42 < 2.5σ·√9 = 75: the guard's noise shows no hidden tail and adds nothing (guard_noise)
+    assert reading.first == zero and reading.guarded[0]
+    assert shape[0] == (0.0, 0.0) and shape[1][0] == 512
+    noisy[zero + 1: zero + 10] = [30, 20, 8, 0, 2, -1, 4, 3, 5]  # 71: still under 75
+    assert read_bounds(noisy, sigma, buckets) == reading  # the same read-out
+    assert octave_shape(noisy, sigma, buckets, reading)[0] == (0.0, 0.0)
+    noisy[zero + 1: zero + 10] = [40, 35, 8, 0, 2, -1, 4, 3, 1]  # 92 ≥ 75: a tail hides there
+    assert read_bounds(noisy, sigma, buckets) == reading  # the same read-out
+    assert octave_shape(noisy, sigma, buckets, reading)[0] == (0.0, 92.0)
     noisy[zero + 1: zero + 10] = [-30, 3, 1, -2, 0, 5, -1, 2, 1]  # net negative noise
     assert octave_shape(noisy, sigma, buckets, reading)[0] == (0.0, 0.0)
     noisy[zero] = 5000  # a pile at 0: no mass (the cell holding 0 carries it), no segment
