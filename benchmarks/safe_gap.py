@@ -30,6 +30,12 @@ TVD, numeric columns in 16 quantile bins of the real column):
   the ρ that the safe draft's recipe stages get after the domain step's share (found by fixed-point
   steps on ``plan_job``, public figures only). Its gap to ``draft`` is what the domain step's share
   of the budget costs by itself.
+* ``free``: an oracle of a free domain step — per seed, the safe draft's domain step run alone
+  (``DomainStage.resolve`` at that seed: the same kinds, bounds, categories and free counts as the
+  ``safe`` run of the seed), its resolved schema then given as public and run at the job's ε, so
+  the recipe gets the whole ρ. Its gap to ``safe`` is what the domain step's share of ρ costs the
+  recipe with the safe draft's domains; its gap to ``draft`` is what the DP domains themselves
+  (threshold included) cost.
 * ``underived``: the data-read draft with every ``derived_from`` dropped (the column modelled
   like any other, as the safe draft, which never drafts one, models it); an oracle too.
 
@@ -38,6 +44,11 @@ Every run also records each 2-way pair's TVD and each numeric column's KS (``pai
 ``--public NAME=FILE`` makes column NAME categorical over a public list (FILE: one value a line,
 e.g. ``benchmarks/public_lists/us_postal_codes.txt``) in every variant: ``safe`` with it is what a
 user who writes that one public list into the safe draft gets.
+``--branch-share S`` (a what-if, not a mechanism of main): the domain step's pass 2 planned at
+share S of the job's ρ through the small-table branch's machinery (``pipeline.small_table_branch``:
+the kinds pass at the default plan's noise, the same total ρ, the branch chosen from the DP n̂),
+with the branch's n̂ bar set so high that every run takes it: what a "large-table branch" that
+gives pass 2's budget back to the recipe would release (S below the default share).
 ``--constants`` sets constants of ``synthpriv.privacy.domain_budget`` (a what-if: e.g. cheaper
 kind statistics, ``'{"KIND_NOISE_FACTOR": 4}'``). ``--budget`` / ``--marginals`` set budget or
 ``pipeline.stages.marginals`` keys on every run (a JSON object), e.g. ``--budget
@@ -67,18 +78,20 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from suite import TABLES, Prepared, figures, job_config, prepare, read_scored  # noqa: E402
 
+from synthpriv import pipeline  # noqa: E402
 from synthpriv.config import load_job  # noqa: E402
 from synthpriv.domain_stage import DomainStage  # noqa: E402
 from synthpriv.evaluation.discretize import Discretizer  # noqa: E402
 from synthpriv.evaluation.utility import evaluate_utility, marginal_tvd  # noqa: E402
 from synthpriv.pipeline import plan_job  # noqa: E402
 from synthpriv.privacy import domain_budget  # noqa: E402
+from synthpriv.privacy.accountant import Ledger  # noqa: E402
 from synthpriv.privacy.randomness import RandomSource  # noqa: E402
 from synthpriv.runner import run_job  # noqa: E402
 from synthpriv.schema import Schema, load_schema, parse_schema  # noqa: E402
 
 VARIANTS = ("draft", "safe", "kinds", "kinds-missing", "cats", "bounds", "tcut", "grids", "rho",
-            "underived")
+            "underived", "free")
 MODELLED_KINDS = ("categorical", "integer", "continuous")
 
 
@@ -163,6 +176,7 @@ def watched_domain(seen: dict, replaced: dict[str, dict] | None = None) -> Itera
     def resolve(self, job, plan, ledger, source, chunks=None):  # noqa: ANN001, ANN202
         resolved = original(self, job, plan, ledger, source, chunks)
         seen["thresholds"] = dict(self.thresholds)
+        seen["branch"] = self.small_taken if self.small is not None else None
         seen["kinds"] = {c.name: c.kind for c in resolved.schema.columns}
         if replaced:
             raw = resolved.schema.model_dump()
@@ -175,6 +189,36 @@ def watched_domain(seen: dict, replaced: dict[str, dict] | None = None) -> Itera
         yield
     finally:
         DomainStage.resolve = original
+
+
+@contextmanager
+def branch_share(share: float | None) -> Iterator[None]:
+    """With ``share``: every plan's small-table branch at that share, taken on every run (the
+    ``--branch-share`` what-if); without: nothing changed."""
+    if share is None:
+        yield
+        return
+    saved = pipeline.small_table_share, pipeline.small_table_below
+    pipeline.small_table_share = lambda default, rows, records: share
+    pipeline.small_table_below = lambda rows: 1e12
+    try:
+        yield
+    finally:
+        pipeline.small_table_share, pipeline.small_table_below = saved
+
+
+def resolved_safe(safe: Prepared, recipe: str, seed: int, path: Path) -> Path:
+    """The safe draft's schema after its domain step alone at ``seed`` (oracle ``free``), written
+    to ``path`` (the domain step draws first from the run's source, so it is the ``safe`` run's
+    of that seed)."""
+    job = load_job(write_job(safe, recipe))
+    plan, stages = plan_job(job)
+    stage = stages[0][0]
+    resolved = stage.resolve(job, plan.stages[0], Ledger(job.config.budget.neighbouring),
+                             RandomSource.seeded(seed))
+    path.write_text(yaml.safe_dump(resolved.schema.model_dump(exclude_none=True),
+                                   sort_keys=False))
+    return path
 
 
 def recipe_rho(config: dict, path: Path) -> float:
@@ -291,13 +335,29 @@ def run_variant(prepared: Prepared, schema_path: Path, scoring: Schema, recipe: 
         if stage is not None:
             domain.update({"share": stage.rho / total, "sigma": stage.noise.get("sigma"),
                            "threshold": stage.noise.get("category_threshold"),
-                           "thresholds": seen.get("thresholds"), "kinds": seen.get("kinds")})
+                           "thresholds": seen.get("thresholds"), "kinds": seen.get("kinds"),
+                           "branch_taken": seen.get("branch")})
     mean = {k: float(np.mean(v)) for k, v in per_column.items()}
     return {"tvd_2": float(np.mean(runs)), "tvd_2_sd": float(np.std(runs)), "runs": runs,
             "tvd_3": float(np.mean(runs_3)), "runs_3": runs_3,
             "columns": mean, "ks": {k: float(np.mean(v)) for k, v in ks.items()},
             "pairs": {k: float(np.mean(v)) for k, v in pairs.items()}, "domain": domain,
             "epsilon": epsilon}
+
+
+def merged(outcomes: list[dict]) -> dict:
+    """One record of several one-seed ``run_variant`` outcomes (oracle ``free``): runs in seed
+    order, means over them."""
+    runs = [r for o in outcomes for r in o["runs"]]
+    runs_3 = [r for o in outcomes for r in o["runs_3"]]
+
+    def mean(key: str) -> dict[str, float]:
+        return {k: float(np.mean([o[key][k] for o in outcomes])) for k in outcomes[0][key]}
+
+    return {"tvd_2": float(np.mean(runs)), "tvd_2_sd": float(np.std(runs)), "runs": runs,
+            "tvd_3": float(np.mean(runs_3)), "runs_3": runs_3, "columns": mean("columns"),
+            "ks": mean("ks"), "pairs": mean("pairs"), "domain": outcomes[-1]["domain"],
+            "epsilon": outcomes[0]["epsilon"]}
 
 
 def plan_threshold(safe: Prepared, draft: dict) -> int:
@@ -342,6 +402,9 @@ def main() -> None:
     parser.add_argument("--public", action="append", default=[], metavar="NAME=FILE",
                         help="make column NAME categorical over FILE's public list in every "
                         "variant (one value a line); repeatable")
+    parser.add_argument("--branch-share", type=float, default=None,
+                        help="what-if: pass 2 of the domain step at this share of ρ (the "
+                        "small-table branch's machinery, taken on every run)")
     parser.add_argument("--budget", type=json.loads, default={})
     parser.add_argument("--marginals", type=json.loads, default={})
     parser.add_argument("--constants", type=json.loads, default={},
@@ -359,7 +422,8 @@ def main() -> None:
     given = dict(read_public(option) for option in args.public)
     extra = {"budget": args.budget, "marginals": args.marginals,
              **({"constants": args.constants} if args.constants else {}),
-             **({"public": sorted(given)} if given else {})}
+             **({"public": sorted(given)} if given else {}),
+             **({"branch_share": args.branch_share} if args.branch_share is not None else {})}
     train = pd.read_csv(draft.train, dtype=str, keep_default_na=False)
     tcut = args.tcut
     for name in args.variants.split(","):
@@ -376,8 +440,16 @@ def main() -> None:
             target = recipe_rho(safe_config, work / "rho-safe.job.yaml")
             epsilon = epsilon_for_rho(config, work / "rho-draft.job.yaml", target)
         replaced = public_numeric(drafts[0]) if name == "grids" else None
-        outcome = run_variant(draft, path, scoring, args.recipe, args.seeds, extra, work,
-                              replaced, epsilon, args.seed0)
+        with branch_share(args.branch_share):
+            if name == "free":  # one resolved schema per seed, each run at its seed
+                outcomes = [run_variant(draft, resolved_safe(
+                    safe, args.recipe, args.seed0 + s, work / f"variant-free{s}.yaml"), scoring,
+                    args.recipe, 1, extra, work, None, epsilon, args.seed0 + s)
+                    for s in range(args.seeds)]
+                outcome = merged(outcomes)
+            else:
+                outcome = run_variant(draft, path, scoring, args.recipe, args.seeds, extra, work,
+                                      replaced, epsilon, args.seed0)
         record = {"table": args.table, "recipe": args.recipe, "variant": name,
                   **({"tcut": tcut} if name == "tcut" else {}),
                   "seeds": args.seeds, "seed0": args.seed0, **extra, **outcome}

@@ -23,10 +23,12 @@ from pathlib import Path
 
 
 def label(record: dict) -> str:
-    """A record's name: its variant, then each budget key and constant it set
-    (``safe@domain_share=0.3``)."""
-    return record["variant"] + "".join(f"@{k}={v}" for k, v in {
-        **record.get("budget", {}), **record.get("constants", {})}.items())
+    """A record's name: its variant, then each budget key, constant, ``--branch-share`` and
+    ``--public`` column it set (``safe@domain_share=0.3``)."""
+    keys = {**record.get("budget", {}), **record.get("constants", {}),
+            **({"branch_share": record["branch_share"]} if "branch_share" in record else {}),
+            **({"public": "+".join(record["public"])} if record.get("public") else {})}
+    return record["variant"] + "".join(f"@{k}={v}" for k, v in keys.items())
 
 
 def pooled(path: Path, table: str, recipe: str) -> dict[str, dict]:
@@ -101,6 +103,17 @@ def column_rows(records: dict[str, dict], shown: list[str]) -> list[str]:
     return lines
 
 
+def paired(record: dict, other: dict) -> str:
+    """Mean ± standard error of ``record``'s runs minus ``other``'s, seed by seed (both pooled in
+    the same seed order); "–" when their seeds differ."""
+    if record is other or record.get("seed0") != other.get("seed0") \
+            or len(record["runs"]) != len(other["runs"]):
+        return "–"
+    diffs = [a - b for a, b in zip(record["runs"], other["runs"], strict=True)]
+    se = statistics.stdev(diffs) / len(diffs) ** 0.5 if len(diffs) > 1 else float("nan")
+    return f"{statistics.fmean(diffs):+.4f} ± {se:.4f}"
+
+
 def main() -> None:
     """Command line: the tables above for one table and recipe."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -120,13 +133,14 @@ def main() -> None:
         raise SystemExit(f"{args.records} has no per-pair record of '{args.base}' or "
                          f"'{args.other}' for {args.table} {args.recipe}: run safe_gap.py with "
                          f"--variants {args.base},{args.other} first")
-    print("| variant | 2-way TVD | ratio to draft | ε | recipe ρ | seeds |\n|---|---|---|---|---|---|")
+    print(f"| variant | 2-way TVD | ratio to draft | paired − {args.other} (± se) | ε | recipe ρ "
+          "| seeds |\n|---|---|---|---|---|---|---|")
     for name in shown:
         r = records[name]
         ratio = r["tvd_2"] / records["draft"]["tvd_2"] if "draft" in records else float("nan")
         print(f"| {name}{' T=' + str(r['tcut']) if 'tcut' in r else ''} | {r['tvd_2']:.4f} ± "
-              f"{r['tvd_2_sd']:.4f} | {ratio:.2f} | {r['epsilon']:.4g} | "
-              f"{r['domain']['recipe_rho']:.5f} | {r['seeds']} |")
+              f"{r['tvd_2_sd']:.4f} | {ratio:.2f} | {paired(r, records[args.other])} | "
+              f"{r['epsilon']:.4g} | {r['domain']['recipe_rho']:.5f} | {r['seeds']} |")
     print()
     print("\n".join(pair_rows(records, args.base, args.other, shown, args.top)))
     if args.groups:

@@ -21,12 +21,19 @@ from tests.evaluation.tiny import SCHEMA, tiny_table
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from safe_gap import (  # noqa: E402 - a benchmarks script, on the path above
+    branch_share,
     column_ks,
     epsilon_for_rho,
+    merged,
     pair_tvds,
     recipe_rho,
+    resolved_safe,
     watched_domain,
 )
+from suite import Prepared, Table  # noqa: E402
+
+from synthpriv import pipeline  # noqa: E402
+from synthpriv.pipeline import plan_job  # noqa: E402
 
 SAFE = {"columns": [{"name": c["name"], "kind": "auto"} for c in SCHEMA["columns"]]}
 
@@ -94,3 +101,48 @@ def test_column_ks_is_the_largest_gap_between_the_two_cdfs() -> None:
     assert column_ks(real, real) == 0.0
     assert column_ks(real, pd.Series([1.0, 1.0, 1.0, 4.0])) == pytest.approx(0.5)
     assert column_ks(real, pd.Series([None, None])) == 1.0
+
+
+def test_free_oracle_is_the_safe_runs_domain_with_no_domain_step_left(tmp_path: Path) -> None:
+    """``free``: the safe draft's domain step alone at a seed gives the schema the safe run of
+    that seed resolved, and that schema, given as public, leaves the recipe the whole ρ."""
+    config = _config(tmp_path, SAFE)
+    prepared = Prepared(Table("tiny", "tiny", "colour", "test table"), Path(config["data"]["path"]),
+                        Path(config["data"]["path"]), Path(config["data"]["schema"]), [])
+    free = resolved_safe(prepared, "independent", 5, tmp_path / "free.yaml")
+    path = tmp_path / "safe.job.yaml"
+    path.write_text(yaml.safe_dump(config))
+    result = run_job(load_job(path), source=RandomSource.seeded(5), evaluate=False, force=True,
+                     out=tmp_path / "out")
+
+    def domains(columns: list[dict]) -> dict:
+        return {c["name"]: (c["kind"], c.get("lower"), c.get("upper"), c.get("categories"))
+                for c in columns}
+
+    assert domains(yaml.safe_load(free.read_text())["columns"]) == domains(
+        result.manifest["schema"]["columns"])
+    public = {**config, "data": {**config["data"], "schema": str(free)}}
+    (tmp_path / "free.job.yaml").write_text(yaml.safe_dump(public))
+    plan, _ = plan_job(load_job(tmp_path / "free.job.yaml"))
+    assert [s.stage for s in plan.stages if s.rho > 0] == ["marginals"]
+    # the whole job's ρ (a little more: the thresholds' δ is handed back too)
+    assert sum(s.rho for s in plan.stages) >= sum(s.rho for s in result.plan.stages)
+
+
+def test_branch_share_what_if_patches_the_plan_and_restores_it() -> None:
+    saved = pipeline.small_table_share, pipeline.small_table_below
+    with branch_share(0.3):
+        assert pipeline.small_table_share(0.42, 10.0, 100) == 0.3
+        assert pipeline.small_table_below(10.0) > 1e9
+    assert (pipeline.small_table_share, pipeline.small_table_below) == saved
+    with branch_share(None):
+        assert (pipeline.small_table_share, pipeline.small_table_below) == saved
+
+
+def test_merged_pools_one_seed_records_in_seed_order() -> None:
+    one = [{"runs": [r], "runs_3": [2 * r], "columns": {"a": r}, "ks": {"a": r},
+            "pairs": {"a|b": r}, "domain": {"rho": 1.0}, "epsilon": 1.0} for r in (0.1, 0.3)]
+    out = merged(one)
+    assert out["runs"] == [0.1, 0.3] and out["runs_3"] == [0.2, 0.6]
+    assert out["tvd_2"] == pytest.approx(0.2) and out["tvd_2_sd"] == pytest.approx(0.1)
+    assert out["pairs"] == {"a|b": pytest.approx(0.2)}
