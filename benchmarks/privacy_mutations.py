@@ -78,6 +78,13 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("tests/marginals/test_aim_one_way.py",),
         "AIM's 1-way noise on a small table (settings.one_way_sigma) from the true n"),
     Mutation(
+        "sized-warning-true-n", "synthpriv/job.py",
+        "warnings = warnings + sized_noise_warning(job, *planned, records, warnings)",
+        "warnings = warnings + sized_noise_warning(job, *planned, float(len(table)), warnings)",
+        ("tests/test_plan_time.py",),
+        "(a) the run-time noise warning, written to the manifest, states the table's true row "
+        "count instead of the model's DP n̂"),
+    Mutation(
         "aim-few-columns-noise-half", "synthpriv/marginals/stage.py",
         "        return round_noise(rho, fewer, self.options.aim_gaussian_fraction)[0]",
         "        return round_noise(rho, fewer, self.options.aim_gaussian_fraction)[0] / 2",

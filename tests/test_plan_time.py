@@ -387,3 +387,22 @@ def test_a_run_of_a_small_all_auto_table_warns_after_sizing(tmp_path: Path, caps
     assert "as the run sized the columns" in warning and "mostly noise" in warning
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
     assert warning in manifest["plan_warnings"]
+
+
+def test_the_run_time_check_reads_the_dp_row_count_not_the_table() -> None:
+    """The sized warning reaches the manifest (released), so the n̂ it states is the model's DP
+    row count (post-processing), never the table's true 200 rows: seeded, the two differ."""
+    from synthpriv.api import Synthesizer, SynthprivWarning
+    from synthpriv.job import model_records
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"age": rng.integers(18, 80, 200), "city": rng.choice(["L", "N"], 200),
+                          "income": np.round(rng.lognormal(10, 1, 200), 2),
+                          "kids": rng.integers(0, 4, 200), "sex": rng.choice(["F", "M"], 200)})
+    schema = {"columns": [{"name": name, "kind": "auto"} for name in frame.columns]}
+    with pytest.warns(SynthprivWarning) as caught:
+        synth = Synthesizer(schema, epsilon=1.0, seed=5).fit(frame)
+    (warning,) = [str(w.message) for w in caught if "as the run sized" in str(w.message)]
+    noisy = round(model_records(synth._fitted.synthesis.state))
+    assert noisy != len(frame), "this seed's DP n̂ equals the true n: pick another seed"
+    assert f"DP row count n̂ {noisy:,} " in warning
