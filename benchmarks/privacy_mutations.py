@@ -80,7 +80,8 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "sized-warning-true-n", "synthpriv/job.py",
         "warnings = warnings + sized_noise_warning(job, *planned, records, warnings)",
-        "warnings = warnings + sized_noise_warning(job, *planned, float(len(table)), warnings)",
+        "warnings = warnings + sized_noise_warning(job, *planned, float(run.state.data.records), "
+        "warnings)",
         ("tests/test_plan_time.py",),
         "(a) the run-time noise warning, written to the manifest, states the table's true row "
         "count instead of the model's DP n̂"),
