@@ -79,12 +79,11 @@ MUTATIONS: tuple[Mutation, ...] = (
         "AIM's 1-way noise on a small table (settings.one_way_sigma) from the true n"),
     Mutation(
         "sized-warning-true-n", "synthpriv/job.py",
-        "warnings = warnings + sized_noise_warning(job, *planned, records, warnings)",
-        "warnings = warnings + sized_noise_warning(job, *planned, float(run.state.data.records), "
-        "warnings)",
+        "else sized_noise_warning(job, *planned, records, warnings))",
+        "else sized_noise_warning(job, *planned, float(run.state.data.records), warnings))",
         ("tests/test_plan_time.py",),
-        "(a) the run-time noise warning, written to the manifest, states the table's true row "
-        "count instead of the model's DP n̂"),
+        "(a) the run-time noise warning (terminal, API) states the table's true row count "
+        "instead of the model's DP n̂"),
     Mutation(
         "aim-few-columns-noise-half", "synthpriv/marginals/stage.py",
         "        return round_noise(rho, fewer, self.options.aim_gaussian_fraction)[0]",

@@ -183,7 +183,7 @@ class Synthesizer:
         self.job = fitted.synthesis.job
         self._model = ReleasedModel.from_state(fitted.synthesis.state, self.job.schema,
                                                list(fitted.synthetic.columns))
-        self._warn(fitted.warnings, declared)
+        self._warn(fitted.warnings + fitted.run_warnings, declared)
         return self
 
     def _warn(self, messages: list[str], declared: Schema) -> None:

@@ -108,9 +108,8 @@ def command_run(args: argparse.Namespace) -> int:
     for line in domain_lines(job.schema, result.job.schema, step and step.kept_shares,
                              step and step.thresholds, step and step.unbounded):
         print(line)
-    for message in result.manifest["plan_warnings"]:  # those the run added (sized_noise_warning)
-        if message not in said:
-            print(message, file=sys.stderr)
+    for message in result.run_warnings:  # the noise at the sizes the run chose (not released)
+        print(message, file=sys.stderr)
     if job.schema.drafted_by is not None:
         print(f"WARNING: released with a DRAFT schema (drafted_by: {job.schema.drafted_by}): "
               "NO GUARANTEE, as the manifest states. See the warning above.", file=sys.stderr)

@@ -80,6 +80,10 @@ class Fitted:
     members: pd.DataFrame | None = None
     held_back: pd.DataFrame | None = None
     warnings: list[str] = field(default_factory=list)  # plan-time warnings, for the manifest
+    # the noise warning at the sizes the run chose (``sized_noise_warning``): post-processed from
+    # DP outputs, for the operator's terminal and the API's warnings — not the manifest, whose
+    # plan_warnings hold public-only messages
+    run_warnings: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -98,6 +102,7 @@ class RunResult:
     timings: dict[str, float] = field(default_factory=dict)
     state: PipelineState | None = None  # the fitted model and measurements (DP outputs)
     planned: Planned | None = None  # the job's plan and stages (public inputs only)
+    run_warnings: list[str] = field(default_factory=list)  # ``Fitted.run_warnings``
 
     @cached_property
     def synthetic(self) -> pd.DataFrame:
@@ -440,9 +445,10 @@ class SynthesisJob:
             run = self.run_stages(job, planned, data, self.source, ledger, codes)
         records = model_records(run.state)
         check_delta(job, records)  # public n (checked when planned) or DP n̂
-        if records is not None:  # the noise again, at the sizes the run chose
-            warnings = warnings + sized_noise_warning(job, *planned, records, warnings)
-        return Fitted(run, run.synthetic.in_order(columns), members, held_back, warnings)
+        run_warnings = ([] if records is None  # the noise again, at the sizes the run chose
+                        else sized_noise_warning(job, *planned, records, warnings))
+        return Fitted(run, run.synthetic.in_order(columns), members, held_back, warnings,
+                      run_warnings)
 
     def release(self, fitted: Fitted, out: Path | None = None, *, force: bool = False,
                 locked: bool = False) -> RunResult:
@@ -461,7 +467,7 @@ class SynthesisJob:
                           extra=model_files(run.state, run.job.schema))
         return RunResult(out_dir, run.ledger, run.plan, manifest, run.job, len(synthetic),
                          synthetic.kept, fitted.held_back, fitted.members, dict(self.timings),
-                         run.state, self.planned)
+                         run.state, self.planned, fitted.run_warnings)
 
     def run(self, out: Path | None = None, *, force: bool = False, evaluate: bool = True) -> RunResult:
         """Plan, read, synthesise and release. Nothing is written unless all succeeds; the

@@ -176,7 +176,9 @@ def sized_noise_warning(job: Job, plan: Plan, stages: list[tuple[Stage, float]],
     categories and bounds: DP outputs or public), ``plan`` and ``stages`` the ones the run used,
     ``records`` the model's row count n̂ (DP, or the public count), ``said`` the plan-time
     messages. A ``WARNING`` for each stage whose typical cell is mostly noise at these sizes and
-    that the plan did not already warn about. Post-processing of DP outputs: no budget."""
+    that the plan did not already warn about. Post-processing of DP outputs: no budget. For the
+    terminal and the API's warnings only: the manifest's plan_warnings stay public-only (the
+    release's metadata of neighbouring tables is identical, tests/reliability/test_metadata.py)."""
     return [f"WARNING: stage '{estimate.stage}': as the run sized the columns, "
             f"{describe(estimate)}" for estimate in noise_estimates(job, plan, stages, records)
             if estimate.useless and not any(message.startswith(
