@@ -28,8 +28,8 @@ only when Y at the fewest cells exceeds ``UNKNOWN_ROWS_LIMIT``: then even a tabl
 larger than most tables synthesised — would be mostly noise. Counting run-sized columns at their
 most warned on every all-``auto`` draft at ε = 1 (Y ≈ 110,000 on Adult, whose release is 2-way TVD
 0.03): a warning that fires on every first run teaches users to ignore it, or to raise ε for
-nothing. Where the two counts differ the note gives both, and the run checks again once its
-run has sized the columns (``sized_noise_warning``: the resolved schema's categories and bounds
+nothing. Where the two counts differ the note gives both, and the run checks again once it
+has sized the columns (``sized_noise_warning``: the resolved schema's categories and bounds
 and the model's DP row count n̂, DP outputs, so the check is post-processing).
 """
 
@@ -155,18 +155,15 @@ def noise_estimates(
                               if key in stage_plan.noise), (None, 0))
         if sigma is None:
             continue
-        if records is not None:
-            sized = column_cells(job.schema, max_bins, records=records, sigma=float(sigma))
-            estimates.append(NoiseEstimate(stage.name, float(sigma), degree,
-                                           float(statistics.median(sized)), round(records),
-                                           records_said="the DP row count n̂"))
-            continue
-        public = fitted_records(job)  # with it, adaptive numeric columns are sized as the run does
-        median, fewest = (statistics.median(column_cells(job.schema, max_bins, least, public,
+        # with a known n̂, adaptive numeric columns are sized as the run sizes them
+        known = fitted_records(job) if records is None else records
+        median, fewest = (statistics.median(column_cells(job.schema, max_bins, least, known,
                                                          float(sigma)))
                           for least in (False, True))
-        estimates.append(NoiseEstimate(stage.name, float(sigma), degree, float(median), public,
-                                       float(fewest)))
+        said = "the public row count" if records is None else "the DP row count n̂"
+        estimates.append(NoiseEstimate(stage.name, float(sigma), degree, float(median),
+                                       None if known is None else round(known), float(fewest),
+                                       said))
     return estimates
 
 
